@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class DemotionConfig(AppConfig):
+    name = "factcheck.demotion"
+    label = "demotion"
