@@ -14,4 +14,6 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/v1/", include("factcheck.api.urls")),
     path("", include("factcheck.partners.urls")),
+    path("", include("factcheck.review.urls")),
+    path("moderation/", include("factcheck.moderation.urls")),
 ]
