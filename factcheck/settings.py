@@ -128,6 +128,8 @@ AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=15
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_LOCKOUT_TEMPLATE = "registration/locked.html"
 AXES_RESET_ON_SUCCESS = True
+# The login form posts the email as "username"; lock on it case-insensitively.
+AXES_USERNAME_CALLABLE = "factcheck.partners.auth.axes_username"
 AXES_VERBOSE = False
 
 LANGUAGE_CODE = "en-us"

@@ -96,3 +96,9 @@ class IsCheckerUser(permissions.BasePermission):
         if isinstance(client, ApiClient):
             return ApiClient.Scope.CHECKER in client.scopes
         return True
+
+
+def axes_username(request, credentials=None) -> str:
+    """django-axes: the email a login attempt is for, case-insensitive."""
+    source = credentials if credentials else getattr(request, "POST", {})
+    return (source.get("username") or source.get("email") or "").strip().lower()
