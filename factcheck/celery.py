@@ -44,5 +44,11 @@ app.conf.beat_schedule = {
         "task": "factcheck.moderation.tasks.escalation_claims_expire",
         "schedule": 60.0,
     },
+    # moderation: flagged ratings without their signal, screenings and notifications that a
+    # broker outage kept from being sent
+    "moderation-reconcile": {
+        "task": "factcheck.moderation.tasks.moderation_reconcile",
+        "schedule": 60.0,
+    },
 }
 app.autodiscover_tasks()

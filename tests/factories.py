@@ -84,3 +84,40 @@ class SnapshotFactory(factory.django.DjangoModelFactory):
 
 
 ApiClientModel = ApiClient  # re-exported for tests that look clients up
+
+
+# --- ratings --------------------------------------------------------------------------------
+
+
+class RatingFactory(factory.django.DjangoModelFactory):
+    """A stored rating, for setting up history. Tests of rating itself go through
+    ``factcheck.ratings.services.rating_create``."""
+
+    class Meta:
+        model = "ratings.Rating"
+
+    post = factory.SubFactory(PostFactory)
+    partner = factory.SubFactory(PartnerFactory)
+    checker = None
+    verdict = "false"
+    headline = factory.Faker("sentence", nb_words=8)
+    article_url = factory.Sequence(lambda n: f"https://factcheck.example/articles/{n}")
+    version = 1
+
+
+# --- moderation -----------------------------------------------------------------------------
+
+
+class EscalationFactory(factory.django.DjangoModelFactory):
+    """An open escalation as a fixture; tests of escalating go through
+    ``factcheck.moderation.services.escalation_signal_add``."""
+
+    class Meta:
+        model = "moderation.Escalation"
+
+    post = factory.SubFactory(PostFactory)
+    status = "open"
+    tier = 2  # moderation.models.Tier.HIGH
+    sla_due_at = factory.LazyFunction(lambda: timezone.now() + timedelta(hours=24))
+    categories = factory.LazyFunction(lambda: ["violence"])
+    sources = factory.LazyFunction(lambda: ["checker_flag"])
