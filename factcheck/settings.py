@@ -214,6 +214,10 @@ else:
     CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 3, "socket_timeout": 5}
 CELERY_BROKER_CONNECTION_TIMEOUT = 3
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+# Celery's Django fix-up closes the database connection before and after every task unless
+# told to reuse it (it still recycles after this many tasks): a new PostgreSQL connection per
+# task was most of the demotion task's cost in the pipeline benchmark.
+CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=100)
 
 # Product settings (DESIGN §8).
 FACTCHECK_CLAIM_MINUTES = env.int("FACTCHECK_CLAIM_MINUTES", default=20)
@@ -224,7 +228,10 @@ FACTCHECK_ESCALATION_THRESHOLD = env.float("FACTCHECK_ESCALATION_THRESHOLD", def
 FACTCHECK_WEBHOOK_URLS = env.list("FACTCHECK_WEBHOOK_URLS", default=[])
 FACTCHECK_WEBHOOK_SECRET = env.str("FACTCHECK_WEBHOOK_SECRET", default="")
 FACTCHECK_BASE_URL = env.str("FACTCHECK_BASE_URL", default="http://127.0.0.1:8000")
-# moderation: escalations, SLAs (minutes), user-report rates, claims and appeals
+# Ingest refuses observations further than this in the future (the platform's clock may drift).
+FACTCHECK_CLOCK_SKEW_SECONDS = env.int("FACTCHECK_CLOCK_SKEW_SECONDS", default=300)
+
+# Moderation: escalations, SLAs (minutes), user-report rates, claims and appeals
 FACTCHECK_SCORE_ON_INGEST = env.bool("FACTCHECK_SCORE_ON_INGEST", default=True)
 FACTCHECK_SLA_URGENT_MINUTES = env.int("FACTCHECK_SLA_URGENT_MINUTES", default=60)
 FACTCHECK_SLA_HIGH_MINUTES = env.int("FACTCHECK_SLA_HIGH_MINUTES", default=1440)
@@ -234,17 +241,12 @@ FACTCHECK_REPORT_RATE_HIGH = env.float("FACTCHECK_REPORT_RATE_HIGH", default=10.
 FACTCHECK_REPORT_MIN_VIEWS = env.int("FACTCHECK_REPORT_MIN_VIEWS", default=500)
 FACTCHECK_MODERATION_CLAIM_MINUTES = env.int("FACTCHECK_MODERATION_CLAIM_MINUTES", default=15)
 FACTCHECK_APPEAL_DAYS = env.int("FACTCHECK_APPEAL_DAYS", default=20)
-# /moderation
-# demotion: repeat-offender strikes (DESIGN §4) and the reconciler's grace period
+
+# Demotion: repeat-offender strikes (DESIGN §4) and the reconciler's grace period
 FACTCHECK_STRIKE_WINDOW_DAYS = env.int("FACTCHECK_STRIKE_WINDOW_DAYS", default=90)
 FACTCHECK_STRIKES_FOR_PENALTY = env.int("FACTCHECK_STRIKES_FOR_PENALTY", default=3)
 FACTCHECK_AUTHOR_PENALTY_MULTIPLIER = env.float("FACTCHECK_AUTHOR_PENALTY_MULTIPLIER", default=0.5)
 FACTCHECK_RECONCILE_AFTER_SECONDS = env.int("FACTCHECK_RECONCILE_AFTER_SECONDS", default=30)
-# Celery's Django fix-up closes the database connection before and after every task unless
-# told to reuse it (it still recycles after this many tasks): a new PostgreSQL connection per
-# task was most of the demotion task's cost in the pipeline benchmark.
-CELERY_DB_REUSE_MAX = env.int("CELERY_DB_REUSE_MAX", default=100)
-# /demotion
 
 LOGGING = {
     "version": 1,

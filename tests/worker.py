@@ -2,7 +2,8 @@
 
 Use it from a conftest: ``from tests.worker import celery_worker_process  # noqa: F401``.
 The worker is ``celery -A factcheck worker --pool prefork --concurrency 2`` in its own
-process group, on Redis (``FACTCHECK_TEST_BROKER_URL``, default db 5), against pytest's test
+process group, on Redis (``FACTCHECK_TEST_BROKER_URL``, default db 10 + the xdist worker's
+number), against pytest's test
 database, so the test's rows are committed for it to see (the fixture requests
 ``transactional_db``). Tasks the test enqueues (on-commit callbacks run for real) go to that
 worker: eager mode is off.
@@ -22,7 +23,17 @@ from django.db import connection
 
 from factcheck.celery import app as celery_app
 
-BROKER_URL = os.environ.get("FACTCHECK_TEST_BROKER_URL", "redis://127.0.0.1:6379/5")
+
+def _broker_url() -> str:
+    """One Redis database per pytest-xdist worker: two sessions' Celery workers on one broker
+    would take each other's tasks and run them against the other session's test database."""
+    if os.environ.get("FACTCHECK_TEST_BROKER_URL"):
+        return os.environ["FACTCHECK_TEST_BROKER_URL"]
+    index = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+    return f"redis://127.0.0.1:6379/{10 + index}"
+
+
+BROKER_URL = _broker_url()
 READY_SECONDS = 60
 
 
@@ -118,6 +129,8 @@ def _wait_for_worker_sessions_to_end() -> None:
 
 
 def _use_broker(url: str, *, eager: bool) -> None:
+    # Celery reads CELERY_BROKER_URL from the environment before its own setting.
+    os.environ["CELERY_BROKER_URL"] = url
     celery_app.conf.broker_url = url
     celery_app.conf.broker_transport_options = {"socket_connect_timeout": 3, "socket_timeout": 5}
     celery_app.conf.task_always_eager = eager
@@ -130,6 +143,7 @@ def _use_broker(url: str, *, eager: bool) -> None:
 @pytest.fixture
 def celery_worker_process(transactional_db, tmp_path):
     previous = (celery_app.conf.broker_url, dict(celery_app.conf.broker_transport_options or {}))
+    previous_env = os.environ.get("CELERY_BROKER_URL")
     _use_broker(BROKER_URL, eager=False)
     celery_app.control.purge()  # left-overs of an interrupted run would only add noise
     env = {
@@ -146,6 +160,9 @@ def celery_worker_process(transactional_db, tmp_path):
         # Before pytest-django flushes the tables: a worker still connected would block it.
         worker.stop()
         _wait_for_worker_sessions_to_end()
-        celery_app.conf.broker_url = previous[0]
         _use_broker(previous[0], eager=True)
         celery_app.conf.broker_transport_options = previous[1]
+        if previous_env is None:
+            os.environ.pop("CELERY_BROKER_URL", None)
+        else:
+            os.environ["CELERY_BROKER_URL"] = previous_env

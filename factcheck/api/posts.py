@@ -120,8 +120,21 @@ def _too_large(message: str) -> Response:
     return Response({"detail": message}, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
 
 
+TOO_LARGE = "The body is larger than the 10 MiB limit: send smaller batches."
+
+
 def _reject_constant(name: str):
-    raise ValueError(f"{name} is not valid JSON")
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _json_problem(exc: Exception) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
+    if isinstance(exc, UnicodeDecodeError):
+        return "it is not UTF-8 text"
+    if isinstance(exc, RecursionError):
+        return "it is nested too deeply"
+    return str(exc)
 
 
 class PostIngestView(APIView):
@@ -156,7 +169,7 @@ class PostIngestView(APIView):
                                 {
                                     "index": 3,
                                     "field": "metrics.shares",
-                                    "message": "must not be negative.",
+                                    "message": "Must not be negative.",
                                 },
                                 {
                                     "index": 3,
@@ -181,19 +194,18 @@ class PostIngestView(APIView):
     def post(self, request):
         declared = request.META.get("CONTENT_LENGTH") or "0"
         if declared.isdigit() and int(declared) > INGEST_MAX_BYTES:
-            return _too_large("The body is larger than the 10 MiB limit: send smaller batches.")
+            return _too_large(TOO_LARGE)
         try:
             body = request.body
         except RequestDataTooBig:
-            return _too_large("The body is larger than the 10 MiB limit: send smaller batches.")
+            return _too_large(TOO_LARGE)
         if len(body) > INGEST_MAX_BYTES:
-            return _too_large("The body is larger than the 10 MiB limit: send smaller batches.")
+            return _too_large(TOO_LARGE)
         try:
             data = json.loads(body, parse_constant=_reject_constant)
         except (ValueError, RecursionError) as exc:
-            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else "not valid JSON"
             return Response(
-                {"detail": f"The body is not valid JSON ({reason})."},
+                {"detail": f"The body is not valid JSON ({_json_problem(exc)})."},
                 status=status.HTTP_400_BAD_REQUEST,
             )
         if not isinstance(data, dict):

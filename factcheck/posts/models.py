@@ -57,8 +57,17 @@ class Post(models.Model):
 class EngagementSnapshot(models.Model):
     # No index of its own: snapshot_once_per_time's (post, observed_at) index serves every
     # lookup by post, and a second index would cost each ingested snapshot another insert.
+    # No database foreign key either: ingest writes a thousand snapshots per batch, and
+    # PostgreSQL checks each with a plan cached per connection, a sequential scan of posts
+    # when their statistics were taken on a near-empty table, which made each batch slower
+    # than the last. Only posts_ingest writes snapshots, in the transaction that writes their
+    # post, and posts are deleted only through the ORM, which cascades to them.
     post = models.ForeignKey(
-        Post, on_delete=models.CASCADE, related_name="snapshots", db_index=False
+        Post,
+        on_delete=models.CASCADE,
+        related_name="snapshots",
+        db_index=False,
+        db_constraint=False,
     )
     observed_at = models.DateTimeField()
     shares = models.BigIntegerField(default=0)

@@ -251,8 +251,8 @@ def _plan(
                         "A snapshot of this post at this observed_at is already stored with "
                         "different counts."
                         if previous_index is None
-                        else f"Post {previous_index} of this batch has the same id and "
-                        "observed_at with different counts.",
+                        else f"posts[{previous_index}] has the same id and observed_at with "
+                        "different counts.",
                     )
                 )
             continue
@@ -268,7 +268,7 @@ def _plan(
                             f"metrics.{name}",
                             f"Went backwards: {now} is less than the {before} observed at "
                             f"{before_at.isoformat()}"
-                            + ("." if before_index is None else f" (post {before_index})."),
+                            + ("." if before_index is None else f" in posts[{before_index}]."),
                         )
                     )
                 elif before_index is not None:
