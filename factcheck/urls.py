@@ -16,4 +16,5 @@ urlpatterns = [
     path("", include("factcheck.partners.urls")),
     path("", include("factcheck.review.urls")),
     path("moderation/", include("factcheck.moderation.urls")),
+    path("dashboard/", include("factcheck.dashboard.urls")),
 ]
