@@ -1212,7 +1212,8 @@ EN_CUES = (
         euthan, stoned, castrat, strung, die, death, rot, bleed, rope, noose, dead, gallows,
         guillotin, regret, numbered, ground, grave, coffin, ditch, wheelchair, swing, breed,
         reproduce, exist, address, kidnap, abduct, lined, murk, merk, mow, purg, liquidat,
-        annihilat, cleans, hospital, icu, suffer, scream, disappear, rifle, pistol, glock,
+        annihilat, cleans, in the hospital, in hospital, to the hospital, to hospital,
+        into the hospital, into hospital, in the icu, in icu, to the icu, suffer, scream, disappear, rifle, pistol, glock,
         shotgun, machete, axe, acid, weapon, pitchfork, ammo, jumped, smoked, permanently,
         missile, shouldn, mustn, set fire, setting fire, open fire, end _, put down, put a, put
         round, put blade, put hole, against a wall, take up arms, lock and load, know where,
@@ -1305,6 +1306,13 @@ class CompiledRule:
     supporting: bool
     subject_before: bool
     needs: str
+    # Further cue families that must all be present: a rule about a protected group also
+    # needs a group word, which keeps its costly pattern off the many posts with a
+    # violence cue ("hospital") but no group.
+    also_needs: tuple[str, ...] = ()
+
+
+_GROUP_REFERENCE = re.compile(r"<(?:GROUP|GROUP_NOUN|group_[a-z_]+)>")
 
 
 # Cue families: "violence" is the language's cue list; the others are lexicons.
@@ -1392,6 +1400,7 @@ def _compile_language(code: str, language: LanguageRules, extra: Mapping[str, It
             supporting=rule.supporting,
             subject_before=rule.subject_before,
             needs=rule.needs or _DEFAULT_NEEDS[rule.name.split(".")[0]],
+            also_needs=("group",) if _GROUP_REFERENCE.search(rule.pattern) else (),
         )
         for rule in language.rules
     ]
@@ -1411,7 +1420,11 @@ def _compile_language(code: str, language: LanguageRules, extra: Mapping[str, It
         # Insults at a person may be slurs too ("shut up <slur>").
         "insults": [*lexicons.get("insults", ()), *slurs],
     }
+    groups = [
+        entry for name, entries in lexicons.items() if name.startswith("group_") for entry in entries
+    ]
     families = {name: r"\b" + _cue_regex(cues) for name, cues in cue_families.items()}
+    families["group"] = r"\b" + _cue_regex(groups) if groups else "(?!)"
     # "… aren't people": the words for people are too common to pass on their own.
     families["humanity"] = (
         r"(?:\bnot|n't|\bnever\s+be|\bno\s+longer|\bno\s+son)\s+(?:\w+\s+)?(?:ni\s+)?"
@@ -1504,9 +1517,14 @@ class RuleScorer:
         found_by_rule = []
         open_gates: dict[str, bool] = {}
         for rule in lang.rules:
-            if rule.needs not in open_gates:
-                open_gates[rule.needs] = lang.gates[rule.needs].search(text) is not None
-            if not open_gates[rule.needs]:
+            closed = False
+            for family in (rule.needs, *rule.also_needs):
+                if family not in open_gates:
+                    open_gates[family] = lang.gates[family].search(text) is not None
+                if not open_gates[family]:
+                    closed = True
+                    break
+            if closed:
                 continue
             found = list(islice(rule.regex.finditer(text), MAX_MATCHES_PER_RULE))
             if found:

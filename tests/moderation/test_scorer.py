@@ -442,8 +442,13 @@ def test_it_finds_a_gate_cue_inside_every_rule_match(scorer):
             if rule.supporting:
                 continue
             for found in rule.regex.finditer(text):
-                gate = language.gates[rule.needs]
-                assert gate.search(text, found.start(), found.end()), (rule.name, found.group())
+                for family in (rule.needs, *rule.also_needs):
+                    gate = language.gates[family]
+                    assert gate.search(text, found.start(), found.end()), (
+                        rule.name,
+                        family,
+                        found.group(),
+                    )
 
 
 # --- choosing the scorer ---------------------------------------------------------------------
