@@ -1213,7 +1213,8 @@ EN_CUES = (
         guillotin, regret, numbered, ground, grave, coffin, ditch, wheelchair, swing, breed,
         reproduce, exist, address, kidnap, abduct, lined, murk, merk, mow, purg, liquidat,
         annihilat, cleans, in the hospital, in hospital, to the hospital, to hospital,
-        into the hospital, into hospital, in the icu, in icu, to the icu, suffer, scream, disappear, rifle, pistol, glock,
+        into the hospital, into hospital, in the icu, in icu, to the icu, suffer, scream,
+        disappear, rifle, pistol, glock,
         shotgun, machete, axe, acid, weapon, pitchfork, ammo, jumped, smoked, permanently,
         missile, shouldn, mustn, set fire, setting fire, open fire, end _, put down, put a, put
         round, put blade, put hole, against a wall, take up arms, lock and load, know where,
@@ -1421,7 +1422,10 @@ def _compile_language(code: str, language: LanguageRules, extra: Mapping[str, It
         "insults": [*lexicons.get("insults", ()), *slurs],
     }
     groups = [
-        entry for name, entries in lexicons.items() if name.startswith("group_") for entry in entries
+        entry
+        for name, entries in lexicons.items()
+        if name.startswith("group_")
+        for entry in entries
     ]
     families = {name: r"\b" + _cue_regex(cues) for name, cues in cue_families.items()}
     families["group"] = r"\b" + _cue_regex(groups) if groups else "(?!)"
