@@ -10,6 +10,7 @@ from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.parsers import JSONParser
 from rest_framework.views import APIView
 
+from factcheck.api.common import ErrorSerializer, FieldErrorsSerializer
 from factcheck.core.api import ApiError
 from factcheck.demotion import selectors
 from factcheck.partners.auth import HasScope
@@ -17,13 +18,6 @@ from factcheck.ratings.claimreview import claimreview_for
 from factcheck.ratings.selectors import rating_published
 
 POST_ID_MAX_CHARS = 128
-
-
-class DemotionErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField()
-    fields = serializers.DictField(
-        child=serializers.ListField(child=serializers.CharField()), required=False
-    )
 
 
 class DemotionValuesSerializer(serializers.Serializer):
@@ -128,10 +122,10 @@ class DemotionLookupView(APIView):
         request=DemotionLookupSerializer,
         responses={
             200: DemotionLookupResultSerializer,
-            400: DemotionErrorSerializer,
-            401: DemotionErrorSerializer,
-            403: DemotionErrorSerializer,
-            413: DemotionErrorSerializer,
+            400: FieldErrorsSerializer,
+            401: ErrorSerializer,
+            403: ErrorSerializer,
+            413: ErrorSerializer,
         },
         examples=[
             OpenApiExample(
@@ -174,9 +168,9 @@ class DemotionChangesView(APIView):
         parameters=[DemotionChangesQuerySerializer],
         responses={
             200: DemotionChangesSerializer,
-            400: DemotionErrorSerializer,
-            401: DemotionErrorSerializer,
-            403: DemotionErrorSerializer,
+            400: FieldErrorsSerializer,
+            401: ErrorSerializer,
+            403: ErrorSerializer,
         },
     )
     def get(self, request):
@@ -261,8 +255,8 @@ class RatingClaimReviewView(APIView):
         tags=["ratings"],
         responses={
             (200, "application/ld+json"): ClaimReviewSerializer,
-            401: DemotionErrorSerializer,
-            404: DemotionErrorSerializer,
+            401: ErrorSerializer,
+            404: ErrorSerializer,
         },
     )
     def get(self, request, rating_id: int):

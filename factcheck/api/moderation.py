@@ -16,6 +16,7 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from factcheck.api.common import ErrorSerializer, FieldErrorsSerializer, PostAuthorSerializer
 from factcheck.core.api import ApiError
 from factcheck.moderation import selectors, services
 from factcheck.moderation.models import (
@@ -35,25 +36,11 @@ TIER_CODES = [tier.code for tier in reversed(Tier)]
 # --- serializers ------------------------------------------------------------------------------
 
 
-class ModerationErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField()
-
-
-class ModerationFieldErrorsSerializer(serializers.Serializer):
-    detail = serializers.CharField()
-    fields = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
-
-
-class EscalatedPostAuthorSerializer(serializers.Serializer):
-    id = serializers.CharField(source="author_external_id")
-    name = serializers.CharField(source="author_name")
-
-
 class EscalatedPostSerializer(serializers.Serializer):
     id = serializers.CharField(source="external_id", help_text="The platform's post id.")
     text = serializers.CharField()
     url = serializers.CharField()
-    author = EscalatedPostAuthorSerializer(source="*")
+    author = PostAuthorSerializer(source="*")
     language = serializers.CharField()
     status = serializers.CharField(help_text="queued, in_review, rated, ineligible or removed.")
     views = serializers.IntegerField()
@@ -215,10 +202,10 @@ class IsModeratorUser(IsCheckerUser):
 
 
 _COMMON = {
-    401: OpenApiResponse(ModerationErrorSerializer, description="No or bad credentials."),
-    403: OpenApiResponse(ModerationErrorSerializer, description="Not a moderator."),
+    401: OpenApiResponse(ErrorSerializer, description="No or bad credentials."),
+    403: OpenApiResponse(ErrorSerializer, description="Not a moderator."),
 }
-_NOT_FOUND = {404: OpenApiResponse(ModerationErrorSerializer, description="No such escalation.")}
+_NOT_FOUND = {404: OpenApiResponse(ErrorSerializer, description="No such escalation.")}
 
 
 def _context() -> dict:
@@ -258,7 +245,7 @@ class EscalationListView(APIView):
         ],
         responses={
             200: EscalationPageSerializer,
-            400: OpenApiResponse(ModerationErrorSerializer, description="A bad filter value."),
+            400: OpenApiResponse(ErrorSerializer, description="A bad filter value."),
             **_COMMON,
         },
     )
@@ -313,7 +300,7 @@ class EscalationClaimView(APIView):
         responses={
             200: EscalationSerializer,
             409: OpenApiResponse(
-                ModerationErrorSerializer, description="Decided, or claimed by someone else."
+                ErrorSerializer, description="Decided, or claimed by someone else."
             ),
             **_NOT_FOUND,
             **_COMMON,
@@ -344,9 +331,9 @@ class EscalationDecisionView(APIView):
         request=DecisionInputSerializer,
         responses={
             200: DecisionResultSerializer,
-            400: OpenApiResponse(ModerationFieldErrorsSerializer, description="Invalid decision."),
+            400: OpenApiResponse(FieldErrorsSerializer, description="Invalid decision."),
             409: OpenApiResponse(
-                ModerationErrorSerializer,
+                ErrorSerializer,
                 description="Stale version, already decided, or claimed by someone else.",
             ),
             **_NOT_FOUND,
@@ -385,13 +372,11 @@ class RemovalAppealView(APIView):
         request=AppealInputSerializer,
         responses={
             201: AppealSerializer,
-            400: OpenApiResponse(ModerationFieldErrorsSerializer, description="No text."),
-            404: OpenApiResponse(ModerationErrorSerializer, description="The post is not removed."),
-            409: OpenApiResponse(
-                ModerationErrorSerializer, description="This removal was already appealed."
-            ),
+            400: OpenApiResponse(FieldErrorsSerializer, description="No text."),
+            404: OpenApiResponse(ErrorSerializer, description="The post is not removed."),
+            409: OpenApiResponse(ErrorSerializer, description="This removal was already appealed."),
             410: OpenApiResponse(
-                ModerationErrorSerializer, description="The 20-day appeal window has closed."
+                ErrorSerializer, description="The 20-day appeal window has closed."
             ),
             **_COMMON,
         },
@@ -417,7 +402,7 @@ class RemovalAppealView(APIView):
         tags=["moderation"],
         responses={
             200: AppealSerializer,
-            404: OpenApiResponse(ModerationErrorSerializer, description="No appeal for this post."),
+            404: OpenApiResponse(ErrorSerializer, description="No appeal for this post."),
             **_COMMON,
         },
     )

@@ -10,6 +10,7 @@ from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from factcheck.api.common import ErrorSerializer
 from factcheck.partners.auth import BearerTokenAuthentication, HasScope, request_actor
 from factcheck.posts.services import (
     INGEST_MAX_BYTES,
@@ -106,10 +107,6 @@ class IngestBatchErrorSerializer(serializers.Serializer):
     )
 
 
-class IngestErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField()
-
-
 def _bad_shape(message: str) -> Response:
     return Response(
         {"detail": message, "fields": {"posts": [message]}}, status=status.HTTP_400_BAD_REQUEST
@@ -182,12 +179,10 @@ class PostIngestView(APIView):
                     )
                 ],
             ),
-            401: OpenApiResponse(IngestErrorSerializer, description="No token, or a bad one."),
-            403: OpenApiResponse(
-                IngestErrorSerializer, description="The token lacks scope ingest."
-            ),
+            401: OpenApiResponse(ErrorSerializer, description="No token, or a bad one."),
+            403: OpenApiResponse(ErrorSerializer, description="The token lacks scope ingest."),
             413: OpenApiResponse(
-                IngestErrorSerializer, description="More than 1,000 posts or a body over 10 MiB."
+                ErrorSerializer, description="More than 1,000 posts or a body over 10 MiB."
             ),
         },
     )

@@ -15,6 +15,7 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from factcheck.api.common import ErrorSerializer, FieldErrorsSerializer, PostAuthorSerializer
 from factcheck.core.api import ApiError
 from factcheck.partners.access import membership_for
 from factcheck.partners.auth import IsCheckerUser
@@ -23,20 +24,6 @@ from factcheck.review import converters, selectors, services  # noqa: F401 (regi
 from factcheck.review.models import Claim, Skip
 
 # --- serializers ------------------------------------------------------------------------------
-
-
-class ReviewErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField()
-
-
-class ReviewFieldErrorsSerializer(serializers.Serializer):
-    detail = serializers.CharField()
-    fields = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
-
-
-class PostAuthorSerializer(serializers.Serializer):
-    id = serializers.CharField(source="author_external_id")
-    name = serializers.CharField(source="author_name")
 
 
 class QueuePostSerializer(serializers.Serializer):
@@ -131,9 +118,9 @@ class QueuePagination(PageNumberPagination):
 # --- views ------------------------------------------------------------------------------------
 
 _COMMON = {
-    401: OpenApiResponse(ReviewErrorSerializer, description="No or bad credentials."),
+    401: OpenApiResponse(ErrorSerializer, description="No or bad credentials."),
     403: OpenApiResponse(
-        ReviewErrorSerializer,
+        ErrorSerializer,
         description="Not a checker of a partner, or the partner is suspended or unaccredited.",
     ),
 }
@@ -182,7 +169,7 @@ class QueueClaimView(APIView):
         responses={
             201: ClaimedSerializer,
             204: OpenApiResponse(description="Nothing is eligible right now."),
-            409: OpenApiResponse(ReviewErrorSerializer, description="At the claim limit."),
+            409: OpenApiResponse(ErrorSerializer, description="At the claim limit."),
             **_COMMON,
         },
     )
@@ -199,8 +186,8 @@ class QueueClaimView(APIView):
 
 
 _CLAIM_ERRORS = {
-    404: OpenApiResponse(ReviewErrorSerializer, description="No such claim of the caller's."),
-    409: OpenApiResponse(ReviewErrorSerializer, description="The claim has already ended."),
+    404: OpenApiResponse(ErrorSerializer, description="No such claim of the caller's."),
+    409: OpenApiResponse(ErrorSerializer, description="The claim has already ended."),
     **_COMMON,
 }
 
@@ -235,7 +222,7 @@ class ClaimSkipView(APIView):
         request=SkipInputSerializer,
         responses={
             200: ClaimStateSerializer,
-            400: OpenApiResponse(ReviewFieldErrorsSerializer, description="A bad reason or note."),
+            400: OpenApiResponse(FieldErrorsSerializer, description="A bad reason or note."),
             **_CLAIM_ERRORS,
         },
     )
@@ -266,9 +253,9 @@ class PostRatingsView(APIView):
         request=RatingInputSerializer,
         responses={
             201: RatingCreatedSerializer,
-            400: OpenApiResponse(ReviewFieldErrorsSerializer, description="Invalid rating."),
-            404: OpenApiResponse(ReviewErrorSerializer, description="No such post."),
-            409: OpenApiResponse(ReviewErrorSerializer, description="No live claim on it."),
+            400: OpenApiResponse(FieldErrorsSerializer, description="Invalid rating."),
+            404: OpenApiResponse(ErrorSerializer, description="No such post."),
+            409: OpenApiResponse(ErrorSerializer, description="No live claim on it."),
             **_COMMON,
         },
     )
