@@ -1,3 +1,9 @@
+from django.urls import path
+
+from factcheck.dashboard import views
+
 app_name = "dashboard"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("", views.index, name="index"),
+]

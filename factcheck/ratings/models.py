@@ -63,6 +63,8 @@ class Rating(models.Model):
                 condition=Q(demotion_applied_at__isnull=True),
                 name="rating_demotion_pending_idx",
             ),
+            # The dashboard counts ratings in time windows.
+            models.Index(fields=["created_at"], name="rating_created_idx"),
         ]
 
     def __str__(self):
