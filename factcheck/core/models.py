@@ -12,9 +12,9 @@ class AuditEvent(models.Model):
     )
     # Who acted when it was no person: "api:<client name>", "system:<task>".
     actor_label = models.CharField(max_length=200)
-    action = models.CharField(max_length=100, db_index=True)
-    object_type = models.CharField(max_length=100, db_index=True)
-    object_id = models.CharField(max_length=200, db_index=True)
+    action = models.CharField(max_length=100)
+    object_type = models.CharField(max_length=100)
+    object_id = models.CharField(max_length=200)
     object_repr = models.CharField(max_length=300)
     before = models.JSONField(null=True, blank=True)
     after = models.JSONField(null=True, blank=True)
@@ -22,6 +22,12 @@ class AuditEvent(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        # Every business write adds a row here, so few indexes: Meta indexes rather than
+        # db_index, which on PostgreSQL adds a second LIKE index per text column.
+        indexes = [
+            models.Index(fields=["action"], name="audit_action_idx"),
+            models.Index(fields=["object_type", "object_id"], name="audit_object_idx"),
+        ]
 
     def __str__(self):
         return f"{self.actor_label} {self.action} {self.object_repr}"

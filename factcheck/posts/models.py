@@ -13,8 +13,8 @@ class Post(models.Model):
         INELIGIBLE = "ineligible", "Not eligible"
         REMOVED = "removed", "Removed"
 
-    external_id = models.CharField(max_length=128, unique=True)
-    author_external_id = models.CharField(max_length=128, db_index=True)
+    external_id = models.CharField(max_length=128)
+    author_external_id = models.CharField(max_length=128)
     author_name = models.CharField(max_length=300, blank=True)
     url = models.URLField(max_length=2000, blank=True)
     text = models.TextField(blank=True)
@@ -35,12 +35,20 @@ class Post(models.Model):
     reports_hate = models.BigIntegerField(default=0)
     reports_violence = models.BigIntegerField(default=0)
     # SHA-256 of the normalised text, to find exact copies.
-    text_fingerprint = models.CharField(max_length=64, blank=True, db_index=True)
+    text_fingerprint = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        # Ids and fingerprints are only ever matched exactly: Meta indexes and constraints,
+        # not unique/db_index, which on PostgreSQL add a second LIKE index per column, and a
+        # claim's status update writes an entry into every index of the row.
+        constraints = [
+            models.UniqueConstraint(fields=["external_id"], name="post_external_id_unique"),
+        ]
         indexes = [
+            models.Index(fields=["author_external_id"], name="post_author_idx"),
+            models.Index(fields=["text_fingerprint"], name="post_fingerprint_idx"),
             # The queue: queued posts of a language, most trending first, read in index order.
             models.Index(
                 "language",
