@@ -2,6 +2,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
+from factcheck.posts.fingerprints import text_fingerprint
 from factcheck.posts.models import Post
 from factcheck.ratings.models import Verdict
 
@@ -16,6 +17,10 @@ DEFAULT_POLICY = {
     Verdict.TRUE: (1.0, False, False),
     Verdict.NOT_ELIGIBLE: (1.0, False, False),
 }
+
+# Fingerprints that never make two posts exact copies: empty text (or a post stored before its
+# fingerprint was computed) says nothing about what a post claims.
+NON_PROPAGATING_FINGERPRINTS = ("", text_fingerprint(""))
 
 
 class DemotionPolicy(models.Model):
@@ -65,6 +70,14 @@ class Demotion(models.Model):
     reasons = models.JSONField(default=list)
     # When the post's effective verdict became a strike (the strike's age), empty otherwise.
     strike_at = models.DateTimeField(null=True, blank=True)
+    # The rated post whose verdict this unrated exact copy inherits (DESIGN §5.4), so a source
+    # whose text changes can still find the copies of its old text.
+    copy_of = models.ForeignKey(
+        Post, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # Set, in the transaction that changed this post's verdict, while its exact copies await
+    # re-applying; cleared once they are. The reconciler retries one left set (a lost enqueue).
+    copies_due_at = models.DateTimeField(null=True, blank=True, editable=False)
     effective_from = models.DateTimeField(help_text="since when the ranker sees these values")
     updated_at = models.DateTimeField()
     version = models.PositiveIntegerField(default=1)
@@ -75,6 +88,11 @@ class Demotion(models.Model):
                 fields=["author_external_id", "strike_at"], name="demotion_author_strike_idx"
             ),
             models.Index(fields=["verdict"], name="demotion_verdict_idx"),
+            models.Index(
+                fields=["copies_due_at"],
+                condition=Q(copies_due_at__isnull=False),
+                name="demotion_copies_due_idx",
+            ),
         ]
         constraints = [
             models.CheckConstraint(

@@ -31,8 +31,9 @@ def enqueue_demotion(sender, rating, **kwargs) -> None:
 
 
 def enqueue_new_posts(sender, post_ids, text_changed_ids, **kwargs) -> None:
-    """New posts of an author under penalty need a row at once: absent means 1.0 to the
-    ranker. Only created posts matter, and they are all in text_changed_ids."""
+    """New posts of an author under penalty, and exact copies of a rated post, need a row at
+    once: absent means 1.0 to the ranker. A changed text can make or unmake a copy, so all of
+    text_changed_ids (created posts included) are checked."""
     from factcheck.demotion.tasks import demotion_apply_new_posts
 
     if not text_changed_ids:

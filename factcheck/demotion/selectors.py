@@ -3,10 +3,16 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import F, Q
+from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
-from factcheck.demotion.models import AuthorStanding, Demotion, DemotionChange, DemotionPolicy
+from factcheck.demotion.models import (
+    NON_PROPAGATING_FINGERPRINTS,
+    AuthorStanding,
+    Demotion,
+    DemotionChange,
+    DemotionPolicy,
+)
 from factcheck.posts.models import Post
 from factcheck.ratings.models import Rating
 
@@ -98,8 +104,9 @@ def demotion_changes(*, after: int, limit: int) -> list[ChangeRow]:
 
 def posts_needing_demotion(*, now: datetime | None = None, limit: int = 5_000) -> list[int]:
     """What the reconciler re-enqueues: posts with a rating the demotion task has not applied
-    for a while (a lost message, a killed worker, a broker outage), and posts of a penalised
-    author that have no row yet (posts ingested after the penalty began)."""
+    for a while (a lost message, a killed worker, a broker outage), posts of a penalised
+    author that have no row yet (posts ingested after the penalty began), and exact copies of
+    a rated post that have not inherited its verdict (ingested while the broker was down)."""
     now = now or timezone.now()
     stale = (
         Rating.objects.filter(
@@ -115,7 +122,37 @@ def posts_needing_demotion(*, now: datetime | None = None, limit: int = 5_000) -
         .exclude(pk__in=post_ids)
         .values_list("pk", flat=True)[: max(0, limit - len(post_ids))]
     )
-    return post_ids + list(unlisted)
+    post_ids += unlisted
+    return post_ids + copies_missing_verdict(limit=max(0, limit - len(post_ids)), skip=post_ids)
+
+
+def copies_missing_verdict(*, limit: int = 5_000, skip: list[int] = ()) -> list[int]:
+    """Unrated posts sharing a propagating text fingerprint with a rated post, without the
+    verdict row they should inherit. Driven from the rated posts' fingerprints (through the
+    fingerprint index), so its cost follows the number of rated posts, not of all posts."""
+    if limit <= 0:
+        return []
+    rated_fingerprints = Rating.objects.exclude(
+        post__text_fingerprint__in=NON_PROPAGATING_FINGERPRINTS
+    ).values("post__text_fingerprint")
+    return list(
+        Post.objects.filter(text_fingerprint__in=rated_fingerprints)
+        .exclude(Exists(Rating.objects.filter(post_id=OuterRef("pk"))))
+        .exclude(Exists(Demotion.objects.filter(post_id=OuterRef("pk")).exclude(verdict="")))
+        .exclude(pk__in=skip)
+        .order_by("pk")
+        .values_list("pk", flat=True)[:limit]
+    )
+
+
+def posts_with_copies_due(*, now: datetime | None = None, limit: int = 1_000) -> list[int]:
+    """Posts whose verdict changed and whose copies have not been re-queued for a while."""
+    now = now or timezone.now()
+    return list(
+        Demotion.objects.filter(copies_due_at__lt=now - reconcile_after())
+        .order_by("copies_due_at")
+        .values_list("post_id", flat=True)[:limit]
+    )
 
 
 def policies_to_propagate() -> list[str]:

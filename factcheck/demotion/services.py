@@ -6,20 +6,30 @@ queue on that lock instead of deadlocking on each other's demotion rows. Lock or
 author standing -> demotion rows -> the sequence counter (last, see _sequence_take). Nothing
 here locks a Post row, so a caller holding one (moderation removing a post) cannot deadlock
 with a worker.
+
+Exact copies (DESIGN §5.4): a post without ratings of its own inherits the most severe
+effective verdict among the rated posts with the same text fingerprint. A copy is usually
+another author's post, so a verdict change never touches copies in the source's transaction
+(that would lock a second author's standing out of order); it marks the source's row
+``copies_due_at`` and, on commit, enqueues ``demotion_apply_copies``, which re-applies each
+copy in its author's own transaction.
 """
 
-from collections.abc import Callable
+import logging
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import partial
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Max, Q
+from django.db.models import Exists, Max, OuterRef, Q
 from django.utils import timezone
 
 from factcheck.core.services import audit_record, model_snapshot
 from factcheck.demotion.models import (
     DEFAULT_POLICY,
+    NON_PROPAGATING_FINGERPRINTS,
     AuthorStanding,
     Demotion,
     DemotionChange,
@@ -29,8 +39,14 @@ from factcheck.demotion.models import (
 from factcheck.posts.models import Post
 from factcheck.ratings.models import VERDICT_SEVERITY, Rating, Verdict
 
+logger = logging.getLogger(__name__)
+
 NEUTRAL = (1.0, "", False)  # what the ranker assumes for a post it is not told about
 POLICY_AUDIT_FIELDS = ["verdict", "multiplier", "show_label", "strike"]
+
+
+def propagates(fingerprint: str) -> bool:
+    return fingerprint not in NON_PROPAGATING_FINGERPRINTS
 
 
 def strike_window() -> timedelta:
@@ -67,14 +83,25 @@ class _RatingRow:
     applied: bool
 
 
+@dataclass(frozen=True)
+class _Source:
+    """A rated post an unrated exact copy inherits from."""
+
+    post_id: int
+    external_id: str
+    verdict: str
+
+
 @dataclass
 class _PostState:
     id: int
     external_id: str
     author_external_id: str
     status: str
+    text_fingerprint: str
     ratings: list[_RatingRow] = field(default_factory=list)
     existing: Demotion | None = None
+    source: _Source | None = None
 
     def latest_by_partner(self) -> list[_RatingRow]:
         latest: dict[int, _RatingRow] = {}
@@ -111,10 +138,10 @@ class _PostState:
 
 def _load_posts(post_filter: Q) -> dict[int, _PostState]:
     states = {
-        pk: _PostState(pk, external_id, author, status)
-        for pk, external_id, author, status in Post.objects.filter(post_filter).values_list(
-            "id", "external_id", "author_external_id", "status"
-        )
+        pk: _PostState(pk, external_id, author, status, fingerprint)
+        for pk, external_id, author, status, fingerprint in Post.objects.filter(
+            post_filter
+        ).values_list("id", "external_id", "author_external_id", "status", "text_fingerprint")
     }
     if not states:
         return states
@@ -135,7 +162,60 @@ def _load_posts(post_filter: Q) -> dict[int, _PostState]:
     for demotion in Demotion.objects.filter(post_id__in=ids).select_for_update(of=("self",)):
         if (state := states.get(demotion.post_id)) is not None:
             state.existing = demotion
+    _sources_attach(states.values())
     return states
+
+
+def _copy_sources(fingerprints: Iterable[str]) -> dict[str, list[_Source]]:
+    """fingerprint -> its rated posts, most severe effective verdict first (then oldest post).
+    Reads only other posts' committed ratings, never locks them."""
+    latest: dict[tuple[int, int], tuple[int, str]] = {}
+    posts: dict[int, tuple[str, str]] = {}
+    wanted = sorted(set(fingerprints))
+    for start in range(0, len(wanted), 500):
+        for fingerprint, post_id, external_id, partner_id, version, verdict in (
+            Rating.objects.filter(post__text_fingerprint__in=wanted[start : start + 500])
+            .order_by()
+            .values_list(
+                "post__text_fingerprint",
+                "post_id",
+                "post__external_id",
+                "partner_id",
+                "version",
+                "verdict",
+            )
+        ):
+            posts[post_id] = (fingerprint, external_id)
+            current = latest.get((post_id, partner_id))
+            if current is None or version > current[0]:
+                latest[(post_id, partner_id)] = (version, verdict)
+    effective: dict[int, str] = {}
+    for (post_id, _), (_, verdict) in latest.items():
+        current = effective.get(post_id)
+        if current is None or VERDICT_SEVERITY[verdict] < VERDICT_SEVERITY[current]:
+            effective[post_id] = verdict
+    groups: dict[str, list[_Source]] = {}
+    for post_id, verdict in effective.items():
+        fingerprint, external_id = posts[post_id]
+        groups.setdefault(fingerprint, []).append(_Source(post_id, external_id, verdict))
+    for sources in groups.values():
+        sources.sort(key=lambda source: (VERDICT_SEVERITY[source.verdict], source.post_id))
+    return groups
+
+
+def _sources_attach(states: Iterable[_PostState]) -> None:
+    """Give each unrated post with a propagating fingerprint the rated copy it inherits from.
+    A post with ratings of its own keeps them: a partner has looked at this very post."""
+    copies = [s for s in states if not s.ratings and propagates(s.text_fingerprint)]
+    if not copies:
+        return
+    groups = _copy_sources(state.text_fingerprint for state in copies)
+    for state in copies:
+        # Not itself: a first rating of this post committed since its ratings were read above
+        # is its own task's business, not a source.
+        state.source = next(
+            (s for s in groups.get(state.text_fingerprint, []) if s.post_id != state.id), None
+        )
 
 
 def _standing_lock(author: str) -> AuthorStanding:
@@ -195,7 +275,14 @@ def _standing_compute(*, strike_times: list[datetime], now: datetime) -> dict:
 def _target(state: _PostState, policies, author_multiplier: float) -> dict | None:
     latest = state.latest_by_partner()
     removed = state.status == Post.Status.REMOVED
-    if not latest and not removed and author_multiplier >= 1 and state.existing is None:
+    source = None if latest else state.source
+    if (
+        not latest
+        and source is None
+        and not removed
+        and author_multiplier >= 1
+        and state.existing is None
+    ):
         return None  # nothing to tell the ranker and nothing told before
     reasons = []
     verdict = ""
@@ -207,6 +294,12 @@ def _target(state: _PostState, policies, author_multiplier: float) -> dict | Non
             reasons.append(f"Rated {Verdict(rating.verdict).label} by {rating.partner_name}")
         if len({rating.verdict for rating in latest}) > 1:
             reasons.append("Partners disagree: the most severe latest rating counts")
+    elif source is not None:
+        # The verdict only: a removal is a moderator's decision about one post, and the strike
+        # (state.strike_at, from own ratings) stays with the author who was rated.
+        verdict = source.verdict
+        post_multiplier, show_label, _ = policies[verdict]
+        reasons.append(f"Propagated from post {source.external_id} (exact copy)")
     if author_multiplier < 1:
         reasons.append(
             f"Repeat offender: {strikes_for_penalty()} or more strikes in "
@@ -224,15 +317,20 @@ def _target(state: _PostState, policies, author_multiplier: float) -> dict | Non
         "removed": removed,
         "reasons": reasons,
         "strike_at": state.strike_at(policies),
+        "copy_of_id": source.post_id if source is not None else None,
     }
 
 
-def _write(states: list[_PostState], targets: dict[int, dict], now: datetime) -> None:
+def _write(
+    states: list[_PostState], targets: dict[int, dict], now: datetime, copies_due: set[int]
+) -> None:
     created, updated, changes = [], [], []
     for state in states:
         values = targets.get(state.id)
         if values is None:
             continue
+        if state.id in copies_due:
+            values = values | {"copies_due_at": now}
         triple = (values["multiplier"], values["label"], values["removed"])
         row = state.existing
         if row is None:
@@ -295,6 +393,8 @@ def _write(states: list[_PostState], targets: dict[int, dict], now: datetime) ->
                 "removed",
                 "reasons",
                 "strike_at",
+                "copy_of",
+                "copies_due_at",
                 "effective_from",
                 "updated_at",
                 "version",
@@ -344,8 +444,40 @@ def _author_apply(*, author: str, post_ids: list[int] | None, now: datetime) -> 
         Rating.objects.filter(pk__in=pending, demotion_applied_at__isnull=True).update(
             demotion_applied_at=now
         )
-    _write(ordered, targets, now)  # last: it takes the change feed's counter lock
+    copies_due = _copies_due(ordered, targets)
+    _write(ordered, targets, now, copies_due)  # last: it takes the change feed's counter lock
+    for post_id in sorted(copies_due):
+        transaction.on_commit(partial(_enqueue_copies, post_id), robust=True)
     return {state.id: state.existing for state in ordered if state.existing is not None}
+
+
+def _copies_due(states: list[_PostState], targets: dict[int, dict]) -> set[int]:
+    """Rated posts whose effective verdict, what their copies inherit, changes here and that
+    have exact copies (one indexed query per such post, rare: a verdict changes)."""
+    due = set()
+    for state in states:
+        if not state.ratings or not propagates(state.text_fingerprint):
+            continue
+        before = state.existing.verdict if state.existing is not None else ""
+        if targets[state.id]["verdict"] == before:
+            continue
+        copies = Post.objects.filter(text_fingerprint=state.text_fingerprint).exclude(pk=state.id)
+        if copies.exists():
+            due.add(state.id)
+    return due
+
+
+def _enqueue_copies(post_id: int) -> None:
+    from factcheck.demotion.receivers import BROKER_ERRORS, PUBLISH_RETRY
+    from factcheck.demotion.tasks import demotion_apply_copies
+
+    try:
+        demotion_apply_copies.apply_async(args=[post_id], retry=True, retry_policy=PUBLISH_RETRY)
+    except BROKER_ERRORS:
+        # Demotion.copies_due_at stays set: the reconciler enqueues it again.
+        logger.exception(
+            "Could not enqueue the copies of post %s; the reconciler will retry.", post_id
+        )
 
 
 def demotion_apply(*, post_id: int) -> Demotion | None:
@@ -443,15 +575,67 @@ def demotion_policy_propagate(
     return len(post_ids)
 
 
+def copy_ids(*, post_id: int) -> list[int]:
+    """The posts a change of this post's verdict may concern: unrated posts with its text
+    fingerprint, and those still inheriting from it under an older text of it."""
+    fingerprint = Post.objects.filter(pk=post_id).values_list("text_fingerprint", flat=True).first()
+    ids = set(Demotion.objects.filter(copy_of_id=post_id).values_list("post_id", flat=True))
+    if fingerprint is not None and propagates(fingerprint):
+        ids.update(
+            Post.objects.filter(text_fingerprint=fingerprint)
+            .exclude(pk=post_id)
+            .exclude(Exists(Rating.objects.filter(post_id=OuterRef("pk"))))
+            .values_list("pk", flat=True)
+        )
+    return sorted(ids)
+
+
+def demotion_copies_propagate(
+    *, post_id: int, enqueue: Callable[[list[int]], object], batch_size: int = 200
+) -> int:
+    """Hand ``enqueue`` the exact copies of the post, in batches, to re-apply each in its own
+    transaction; then clear the post's ``copies_due_at`` if no newer change set it meanwhile.
+    Returns how many copies."""
+    due = Demotion.objects.filter(post_id=post_id).values_list("copies_due_at", flat=True).first()
+    ids = copy_ids(post_id=post_id)
+    for start in range(0, len(ids), batch_size):
+        enqueue(ids[start : start + batch_size])
+    # Only once every batch is handed over: a failure above leaves the mark for the reconciler.
+    if due is not None:
+        Demotion.objects.filter(post_id=post_id, copies_due_at=due).update(copies_due_at=None)
+    return len(ids)
+
+
 def demotion_apply_new_posts(*, post_ids: list[int]) -> int:
-    """Give newly ingested posts of a penalised author their row (post 1.0 × author penalty),
-    since the ranker reads an absent post as 1.0. Returns how many got one."""
+    """For posts just created or whose text changed: give those of a penalised author their
+    row (post 1.0 × author penalty), since the ranker reads an absent post as 1.0; give exact
+    copies of a rated post its verdict, and take it from one whose text no longer matches;
+    and when a rated post's text changed, mark its copies (old and new text) due. Returns
+    how many posts were applied."""
     penalised = AuthorStanding.objects.filter(multiplier__lt=1).values("author_external_id")
-    due = list(
-        Post.objects.filter(
-            pk__in=post_ids, author_external_id__in=penalised, demotion__isnull=True
-        ).values_list("pk", flat=True)
+    own_rating = Exists(Rating.objects.filter(post_id=OuterRef("pk")))
+    rated_copy = Exists(
+        Rating.objects.filter(post__text_fingerprint=OuterRef("text_fingerprint")).exclude(
+            post_id=OuterRef("pk")
+        )
     )
-    for post_id in due:
+    due = Post.objects.filter(pk__in=post_ids).filter(
+        Q(author_external_id__in=penalised, demotion__isnull=True)
+        | (Q(rated_copy) & ~Q(own_rating) & ~Q(text_fingerprint__in=NON_PROPAGATING_FINGERPRINTS))
+        | Q(demotion__copy_of__isnull=False)
+    )
+    applied = list(due.order_by("pk").values_list("pk", flat=True))
+    for post_id in applied:
         demotion_apply(post_id=post_id)
-    return len(due)
+    # A rated post whose text changed: its verdict now belongs to the copies of its new text.
+    edited = list(
+        Demotion.objects.filter(post_id__in=post_ids, post__ratings__isnull=False)
+        .order_by("post_id")
+        .values_list("post_id", flat=True)
+        .distinct()
+    )
+    if edited:
+        Demotion.objects.filter(post_id__in=edited).update(copies_due_at=timezone.now())
+        for post_id in edited:
+            _enqueue_copies(post_id)
+    return len(applied)

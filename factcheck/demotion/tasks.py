@@ -39,6 +39,12 @@ def demotion_apply_new_posts(post_ids: list[int]) -> int:
 
 
 @shared_task(**DB_RETRY)
+def demotion_apply_copies(post_id: int) -> int:
+    """Re-apply the exact copies of a post whose verdict changed, in batches of their own."""
+    return services.demotion_copies_propagate(post_id=post_id, enqueue=demotion_apply_batch.delay)
+
+
+@shared_task(**DB_RETRY)
 def demotion_policy_propagate(verdict: str) -> int:
     return services.demotion_policy_propagate(verdict=verdict, enqueue=demotion_apply_batch.delay)
 
@@ -52,9 +58,16 @@ def demotion_reconcile() -> int:
         demotion_apply.delay(post_id)
     for verdict in selectors.policies_to_propagate():
         demotion_policy_propagate.delay(verdict)
-    if post_ids:
-        logger.info("Reconciler re-enqueued the demotion of %d post(s).", len(post_ids))
-    return len(post_ids)
+    sources = selectors.posts_with_copies_due()
+    for post_id in sources:
+        demotion_apply_copies.delay(post_id)
+    if post_ids or sources:
+        logger.info(
+            "Reconciler re-enqueued the demotion of %d post(s) and the copies of %d post(s).",
+            len(post_ids),
+            len(sources),
+        )
+    return len(post_ids) + len(sources)
 
 
 @shared_task(**DB_RETRY)
