@@ -1,6 +1,7 @@
 """Benchmarks for ``manage.py benchmark``. Each module has ``run(ctx) -> list[Figure]``; every
 figure is measured beside a baseline from the same run, because these machines are noisy."""
 
+import statistics
 from dataclasses import asdict, dataclass, field
 
 
@@ -34,3 +35,19 @@ class Context:
 
 # Module names under factcheck.ops.benchmarks, in the order they run.
 SUITES = ["ingest", "claim", "lookup", "pipeline", "scorer"]
+
+
+def p95(values: list[float]) -> float:
+    return statistics.quantiles(values, n=20)[-1] if len(values) > 1 else values[0]
+
+
+def make_token(name: str, scope: str) -> str:
+    """A service token for a benchmark, made directly rather than through
+    api_client_create, so that benchmarks leave no audit trail."""
+    from factcheck.partners.models import ApiClient
+
+    token = ApiClient.generate_token()
+    ApiClient.objects.create(
+        name=name, scopes=[scope], token_hash=ApiClient.hash_token(token), token_prefix=token[:10]
+    )
+    return token

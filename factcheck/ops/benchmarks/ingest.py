@@ -31,7 +31,7 @@ from django.test.utils import override_settings
 from django.utils import timezone
 
 from factcheck.core.models import AuditEvent
-from factcheck.ops.benchmarks import Context, Figure
+from factcheck.ops.benchmarks import Context, Figure, make_token, p95
 from factcheck.partners.models import ApiClient
 from factcheck.posts.fingerprints import text_fingerprint
 from factcheck.posts.models import EngagementSnapshot, Post
@@ -52,7 +52,8 @@ WORDS = _WORDS.split()
 def run(ctx: Context) -> list[Figure]:
     total = max(BATCH, ctx.n(20_000) // BATCH * BATCH)
     tag = uuid.uuid4().hex[:8]
-    token, client_name = _make_token(tag)
+    client_name = f"benchmark-ingest-{tag}"
+    token = make_token(client_name, "ingest")
     ctx.progress(f"ingest: {total:,} posts in batches of {BATCH:,}")
     # DEBUG would keep every query in memory, a cost production does not pay.
     with override_settings(DEBUG=False, ALLOWED_HOSTS=["testserver"]):
@@ -103,7 +104,7 @@ def _measure(ctx: Context, tag: str, total: int, token: str) -> list[Figure]:
     ingest_rate, copy_rate, per_row_rate = rate(ingest_ms), rate(copy_ms), rate(per_row_ms)
     extra = {
         "batch_ms_p50": round(statistics.median(ingest_ms), 1),
-        "batch_ms_p95": round(_p95(ingest_ms), 1),
+        "batch_ms_p95": round(p95(ingest_ms), 1),
         "copy_batch_ms_p50": round(statistics.median(copy_ms), 1),
         "median_batch_ratio_to_copy": round(
             statistics.median(c / i for c, i in zip(copy_ms, ingest_ms, strict=True)), 3
@@ -203,24 +204,6 @@ def _grown(items: list[dict]) -> list[dict]:
 
 def _body(items: list[dict]) -> bytes:
     return json.dumps({"posts": items}).encode()
-
-
-def _make_token(tag: str) -> tuple[str, str]:
-    # Made directly, not through api_client_create, so the benchmark leaves no audit trail.
-    token = ApiClient.generate_token()
-    name = f"benchmark-ingest-{tag}"
-    ApiClient.objects.create(
-        name=name,
-        scopes=[ApiClient.Scope.INGEST],
-        token_hash=ApiClient.hash_token(token),
-        token_prefix=token[:10],
-    )
-    return token, name
-
-
-def _p95(values: list[float]) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
 
 
 # --- the endpoint and the baselines ----------------------------------------------------------

@@ -22,7 +22,7 @@ from django.test.utils import override_settings
 from django.utils import timezone
 
 from factcheck.demotion.models import Demotion
-from factcheck.ops.benchmarks import Context, Figure
+from factcheck.ops.benchmarks import Context, Figure, p95
 from factcheck.partners.models import ApiClient
 from factcheck.partners.services import api_client_create
 from factcheck.posts.models import Post
@@ -175,13 +175,9 @@ def _measure(ctx: Context, prefix: str, rows: int, requests: int, token: str) ->
             extra={
                 "table_rows": rows,
                 "requests": requests,
-                "endpoint_p95_ms": round(_p95(endpoint_ms), 3),
-                "baseline_p95_ms": round(_p95(baseline_ms), 3),
+                "endpoint_p95_ms": round(p95(endpoint_ms), 3),
+                "baseline_p95_ms": round(p95(baseline_ms), 3),
                 "ids_answered_median": statistics.median(listed),
             },
         )
     ]
-
-
-def _p95(values: list[float]) -> float:
-    return statistics.quantiles(values, n=20)[-1]

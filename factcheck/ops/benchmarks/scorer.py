@@ -33,7 +33,7 @@ from django.utils import timezone
 from factcheck.celery import app as celery_app
 from factcheck.core.models import AuditEvent
 from factcheck.moderation.models import Escalation
-from factcheck.ops.benchmarks import Context, Figure
+from factcheck.ops.benchmarks import Context, Figure, make_token
 from factcheck.partners.models import ApiClient
 from factcheck.posts.models import Post
 
@@ -108,7 +108,8 @@ def run(ctx: Context) -> list[Figure]:
     from factcheck.moderation.scorer import get_scorer
 
     tag = uuid.uuid4().hex[:8]
-    token, client_name = _make_token(tag)
+    client_name = f"benchmark-scorer-{tag}"
+    token = make_token(client_name, "ingest")
     total = max(BATCH, ctx.n(6_000) // BATCH * BATCH)
     texts = _texts(ctx.n(5_000, minimum=500), seed=1)
     scorer = get_scorer()
@@ -280,19 +281,6 @@ def _post_all(client: Client, bodies: list[bytes]) -> tuple[float, list[float]]:
         if response.status_code != 200:
             raise RuntimeError(f"ingest answered {response.status_code}: {response.content[:500]}")
     return time.perf_counter() - started, latencies
-
-
-def _make_token(tag: str) -> tuple[str, str]:
-    # Made directly, not through api_client_create, so the benchmark leaves no audit trail.
-    token = ApiClient.generate_token()
-    name = f"benchmark-scorer-{tag}"
-    ApiClient.objects.create(
-        name=name,
-        scopes=[ApiClient.Scope.INGEST],
-        token_hash=ApiClient.hash_token(token),
-        token_prefix=token[:10],
-    )
-    return token, name
 
 
 def _cleanup(tag: str, client_name: str) -> None:
