@@ -60,10 +60,12 @@ class DemotionAdmin(ReadOnlyAdmin):
         "removed",
         "post_multiplier",
         "author_multiplier",
+        "copy_of",
         "updated_at",
         "version",
     ]
-    list_filter = ["removed", "verdict", "label"]
+    list_filter = ["removed", "verdict", "label", ("copy_of", admin.EmptyFieldListFilter)]
+    list_select_related = ["copy_of"]
     search_fields = ["external_id", "author_external_id"]
     readonly_fields = [f.name for f in Demotion._meta.fields]
 

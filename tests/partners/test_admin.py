@@ -174,3 +174,17 @@ def test_it_keeps_the_audit_log_read_only(client_for, ada, partner_a):
         == 403
     )
     assert AuditEvent.objects.filter(pk=event.pk).exists()
+
+
+@pytest.mark.django_db
+def test_it_opens_every_admin_list_and_add_page(client_for, ada):
+    from django.contrib import admin
+    from django.urls import reverse
+
+    client = client_for(ada)
+    for model, model_admin in admin.site._registry.items():
+        prefix = f"admin:{model._meta.app_label}_{model._meta.model_name}"
+        response = client.get(reverse(f"{prefix}_changelist"))
+        assert response.status_code == 200, model
+        if model_admin.has_add_permission(response.wsgi_request):
+            assert client.get(reverse(f"{prefix}_add")).status_code == 200, model
