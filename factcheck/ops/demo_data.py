@@ -113,6 +113,7 @@ def seed(*, password: str, progress=print) -> SeedSummary:
     logins = seed_people(password=password)
     lines = [f"{Partner.objects.count()} partners, {User.objects.count()} people"]
     lines.append(seed_posts(progress=progress))  # posts app
+    lines.append(seed_ratings())
     return SeedSummary(logins=logins, lines=lines)
 
 
@@ -349,3 +350,63 @@ def seed_posts(*, progress=print) -> str:
         f"{demo.count()} demo posts in {', '.join(DEMO_POST_COUNTRIES)} ({created} new), "
         f"{snapshots} engagement snapshots"
     )
+
+
+# --- ratings and demotions --------------------------------------------------------------------
+# A few ratings so the review pages, the dashboard and the ranker API have something to show:
+# Northwind Facts' lead rates some English posts, three of one author's posts false (a repeat
+# offender: ×0.5 on all of that author's posts), and Verifica Latam rates some Spanish posts.
+
+DEMO_RATINGS = [
+    # partner slug, rater email, language, how many posts, verdicts in turn
+    ("northwind-facts", "lead1@example.com", "en", 6, ["false", "partly_false", "missing_context"]),
+    ("verifica-latam", "checker2@example.com", "es", 4, ["false", "altered", "true"]),
+]
+
+
+def seed_ratings() -> str:
+    from factcheck.demotion.services import demotion_apply
+    from factcheck.posts.models import Post
+    from factcheck.ratings.models import Rating
+    from factcheck.ratings.services import rating_create
+
+    demo_ratings = Rating.objects.filter(post__external_id__startswith="demo-")
+    if demo_ratings.exists():
+        return f"{demo_ratings.count()} demo ratings (already seeded)"
+    queued = Post.objects.filter(external_id__startswith="demo-", status=Post.Status.QUEUED)
+    planned: list[tuple[Post, str, str, str]] = []
+    for slug, email, language, count, verdicts in DEMO_RATINGS:
+        posts = list(queued.filter(language=language).order_by("external_id")[10 : 10 + count])
+        planned += [
+            (post, slug, email, verdicts[i % len(verdicts)]) for i, post in enumerate(posts)
+        ]
+    # The English author with the most posts becomes the repeat offender.
+    authors = {}
+    for post in queued.filter(language="en").order_by("external_id"):
+        authors.setdefault(post.author_external_id, []).append(post)
+    offender_posts = max(authors.values(), key=len)[:3]
+    planned += [(post, "northwind-facts", "lead1@example.com", "false") for post in offender_posts]
+
+    partners = {p.slug: p for p in Partner.objects.filter(slug__in={row[1] for row in planned})}
+    people = {u.email: u for u in User.objects.filter(email__in={row[2] for row in planned})}
+    rated = set()
+    for post, slug, email, verdict in planned:
+        if post.pk in rated:
+            continue
+        rated.add(post.pk)
+        rating_create(
+            post=post,
+            partner=partners[slug],
+            checker=people[email],
+            verdict=verdict,
+            headline=f"Demo fact-check: {verdict.replace('_', ' ')}",
+            summary="A demo rating written by the seed command.",
+            article_url=""
+            if verdict == "true"
+            else f"https://facts.example/demo/{post.external_id}",
+        )
+    # Apply now, so the ranker API shows them before the worker starts; the tasks the ratings
+    # enqueued find nothing left to change.
+    for post_id in sorted(rated):
+        demotion_apply(post_id=post_id)
+    return f"{len(rated)} demo ratings, one author with 3 strikes"

@@ -6,10 +6,24 @@ from factcheck.partners.models import Membership, Partner, User
 
 @pytest.mark.django_db
 def test_it_seeds_the_demo_logins_and_twice_creates_no_duplicates(capsys):
+    from factcheck.demotion.models import AuthorStanding, Demotion
+    from factcheck.posts.models import Post
+    from factcheck.ratings.models import Rating
+
+    def counts():
+        return [
+            model.objects.count() for model in (Partner, User, Membership, Post, Rating, Demotion)
+        ]
+
     call_command("demo", "--seed-only", "--password", "s3cret-demo")
-    counts = (Partner.objects.count(), User.objects.count(), Membership.objects.count())
+    first = counts()
     call_command("demo", "--seed-only", "--password", "s3cret-demo")
-    assert (Partner.objects.count(), User.objects.count(), Membership.objects.count()) == counts
+    assert counts() == first
+    assert Post.objects.count() >= 300
+    # Some posts are rated and demoted already, and one author is a repeat offender.
+    assert Rating.objects.count() >= 10
+    assert Demotion.objects.filter(multiplier__lt=1).exists()
+    assert AuthorStanding.objects.filter(multiplier=0.5).exists()
     out = capsys.readouterr().out
     assert "http://127.0.0.1:8000/" in out
     for email in [
