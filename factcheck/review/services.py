@@ -92,7 +92,7 @@ def _claim_on_postgres(
     *, user: User, partner: Partner, languages: list[str], now: datetime, expires_at: datetime
 ) -> tuple[list[tuple], tuple[int, int] | None]:
     """Returns the stale claims it ended (pk, post_id, checker_id) and (claim id, post id)."""
-    sweep = (_sweep_sql(), _sweep_params(user=user, languages=languages, now=now))
+    lock = (_lock_sql(), [_CHECKER_LOCK_SPACE + user.pk, Claim.State.ACTIVE, now])
     take = (
         _claim_sql(len(languages), lock=" FOR UPDATE SKIP LOCKED"),
         [
@@ -100,8 +100,15 @@ def _claim_on_postgres(
             *_claim_params(user=user, partner=partner, now=now, expires_at=expires_at),
         ],
     )
-    swept, taken = _run_prepared([sweep, take])
-    ended = [tuple(row[1:]) for row in swept if row[1] is not None]
+    ((locked,),) = _run_prepared([lock])
+    ended = []
+    if locked[1]:
+        # Some lease has expired: end those in these languages first (the sweep takes the
+        # same advisory lock again, which a transaction may), so the take sees their posts.
+        sweep = (_sweep_sql(), _sweep_params(user=user, languages=languages, now=now))
+        (swept,) = _run_prepared([sweep])
+        ended = [tuple(row[1:]) for row in swept if row[1] is not None]
+    (taken,) = _run_prepared([take])
     return ended, (taken[0] if taken else None)
 
 
@@ -175,6 +182,20 @@ _SWEEP_SQL = """
     SELECT pg_advisory_xact_lock(%s), ended.id, ended.post_id, ended.checker_id
     FROM (SELECT 1) AS one LEFT JOIN ended ON true
 """
+
+
+# PostgreSQL, the common path: this checker's lock (see below), and whether any active lease
+# has expired at all, which the partial expiry index answers at once; only then does the
+# sweep statement run.
+_LOCK_SQL = """
+    SELECT pg_advisory_xact_lock(%s),
+           EXISTS (SELECT 1 FROM {claims} WHERE state = %s AND expires_at <= %s)
+"""
+
+
+@functools.cache
+def _lock_sql() -> str:
+    return _LOCK_SQL.format(**_tables())
 
 
 @functools.cache
