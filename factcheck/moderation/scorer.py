@@ -29,7 +29,9 @@ from django.conf import settings
 from django.core.signals import setting_changed
 from django.utils.module_loading import import_string
 
-RULES_VERSION = "rules-1"
+# Part of every scorer signal's dedupe key: a new version rescores a text. Raise it when a
+# change to the rules can change a score.
+RULES_VERSION = "rules-2"
 
 THREAT = "THREAT"
 IDENTITY_ATTACK = "IDENTITY_ATTACK"
@@ -1267,7 +1269,23 @@ LANGUAGES: dict[str, LanguageRules] = {
 # --- compiling -------------------------------------------------------------------------------
 
 _PLACEHOLDER = re.compile(r"<([A-Za-z_][A-Za-z0-9_]*)>")
-_FLAGS = re.VERBOSE | re.IGNORECASE
+# No IGNORECASE: every regex here runs on folded text, which is lowercase, and matching
+# case-blind made the scorer about 40% slower. _compile refuses a pattern with an uppercase
+# letter, which could never match.
+_FLAGS = re.VERBOSE
+_UPPERCASE_LITERAL = re.compile(
+    r"\\U[0-9A-Fa-f]{8}|\\u[0-9A-Fa-f]{4}|\\x[0-9A-Fa-f]{2}|\\N\{[^}]*\}|\\.|\(\?P[<=]|([A-Z])"
+)
+
+
+def _compile(pattern: str) -> re.Pattern:
+    for found in _UPPERCASE_LITERAL.finditer(pattern):
+        if found.group(1):
+            raise ValueError(
+                f"uppercase {found.group(1)!r} in a scorer pattern can never match folded text:"
+                f" {pattern[max(found.start() - 30, 0) : found.end() + 30]!r}"
+            )
+    return re.compile(pattern, _FLAGS)
 
 
 def _lexicon_alternation(entries: Iterable[str]) -> str:
@@ -1316,6 +1334,10 @@ class CompiledRule:
 _GROUP_REFERENCE = re.compile(r"<(?:GROUP|GROUP_NOUN|group_[a-z_]+)>")
 
 
+_HUMANITY_NEGATION = (
+    r"(?:{b}not|n't|{b}never\s+be|{b}no\s+longer|{b}no\s+son)\s+(?:\w+\s+)?(?:ni\s+)?"
+)
+
 # Cue families: "violence" is the language's cue list; the others are lexicons.
 _DEFAULT_NEEDS = {"threat": "violence", "identity": "dehumanising", "severe": "slurs"}
 _DEFAULT_NEEDS["insult"] = "insults"
@@ -1324,7 +1346,9 @@ _DEFAULT_NEEDS["insult"] = "insults"
 @dataclass
 class CompiledLanguage:
     rules: list[CompiledRule]
-    prefilter: re.Pattern
+    # A post none of these finds cannot match any rule (two regexes: together in one
+    # alternation they scanned four times slower).
+    prefilters: tuple[re.Pattern, ...]
     gates: dict[str, re.Pattern]
     idioms: re.Pattern
     negation: re.Pattern
@@ -1340,8 +1364,13 @@ class CompiledLanguage:
 
 def _cue_regex(cues: Iterable[str]) -> str:
     # A prefilter needs only a prefix: "hordes?" is covered by "horde".
-    prefixes = {strip_accents(c.strip().lower()).rstrip("?") for c in cues if c.strip()}
+    prefixes = {_without_optional_letter(strip_accents(c.strip().lower())) for c in cues}
+    prefixes.discard("")
     return _trie_regex(prefixes, prefix=True)
+
+
+def _without_optional_letter(cue: str) -> str:
+    return cue[:-2] if cue.endswith("?") else cue
 
 
 def _trie_regex(words: Iterable[str], *, prefix: bool) -> str:
@@ -1396,7 +1425,7 @@ def _compile_language(code: str, language: LanguageRules, extra: Mapping[str, It
             name=rule.name,
             attributes=rule.attributes,
             weight=rule.weight,
-            regex=re.compile(_expand(rule.pattern, parts), _FLAGS),
+            regex=_compile(_expand(rule.pattern, parts)),
             lowered_by=rule.lowered_by,
             supporting=rule.supporting,
             subject_before=rule.subject_before,
@@ -1430,37 +1459,36 @@ def _compile_language(code: str, language: LanguageRules, extra: Mapping[str, It
     families = {name: r"\b" + _cue_regex(cues) for name, cues in cue_families.items()}
     families["group"] = r"\b" + _cue_regex(groups) if groups else "(?!)"
     # "… aren't people": the words for people are too common to pass on their own.
-    families["humanity"] = (
-        r"(?:\bnot|n't|\bnever\s+be|\bno\s+longer|\bno\s+son)\s+(?:\w+\s+)?(?:ni\s+)?"
-        + parts.get("humanity", "(?!)")
-    )
-    gates = {name: re.compile(pattern, _FLAGS) for name, pattern in families.items()}
+    humanity = parts.get("humanity", "(?!)")
+    families["humanity"] = _HUMANITY_NEGATION.format(b=r"\b") + humanity
+    gates = {name: _compile(pattern) for name, pattern in families.items()}
     needed = {rule.needs for rule in rules}
     if needed - set(gates):
         raise ValueError(f"rules need unknown cue families: {sorted(needed - set(gates))}")
-    # The prefilter is every needed family at once, the literal ones merged into one trie.
+    # The prefilters are every needed family at once, the literal ones merged into one trie.
+    # They may find more than the rules do, never less.
     merged = [cue for name in sorted(needed & set(cue_families)) for cue in cue_families[name]]
-    prefilter = r"\b" + _cue_regex(merged)
+    prefilters = [r"\b" + _cue_regex(merged)]
     if "humanity" in needed:
-        prefilter += "|" + families["humanity"]
-    negation = re.compile(language.negation, _FLAGS)
+        # Without its \b anchors the pattern starts with literals, which the regex engine
+        # scans for: 20 times faster.
+        prefilters.append(_HUMANITY_NEGATION.format(b="") + humanity)
+    negation = _compile(language.negation)
     return CompiledLanguage(
         rules=rules,
-        prefilter=re.compile(prefilter, _FLAGS),
+        prefilters=tuple(_compile(pattern) for pattern in prefilters),
         gates=gates,
-        idioms=re.compile(_expand(language.idioms, parts), _FLAGS),
+        idioms=_compile(_expand(language.idioms, parts)),
         negation=negation,
         # A negation among the last few words before a match, in the same clause.
-        negation_before=re.compile(
-            r"(?:" + language.negation + r")(?:\s+[\w'-]+){0,2}\s*$", _FLAGS
-        ),
-        mention=re.compile(language.mention, _FLAGS),
-        reporting=re.compile(language.reporting, _FLAGS),
-        condemnation=re.compile(language.condemnation, _FLAGS),
-        sports_games=re.compile(language.sports_games, _FLAGS),
-        sports_ambiguous=re.compile(language.sports_ambiguous, _FLAGS),
-        unambiguous_violence=re.compile(language.unambiguous_violence, _FLAGS),
-        jocular=re.compile(language.jocular, _FLAGS),
+        negation_before=_compile(r"(?:" + language.negation + r")(?:\s+[\w'-]+){0,2}\s*$"),
+        mention=_compile(language.mention),
+        reporting=_compile(language.reporting),
+        condemnation=_compile(language.condemnation),
+        sports_games=_compile(language.sports_games),
+        sports_ambiguous=_compile(language.sports_ambiguous),
+        unambiguous_violence=_compile(language.unambiguous_violence),
+        jocular=_compile(language.jocular),
     )
 
 
@@ -1510,7 +1538,7 @@ class RuleScorer:
             return empty_result(self.version, language_supported=False)
         text = (text or "")[:MAX_CHARS]
         folded = fold(text)
-        if self.use_prefilter and not compiled.prefilter.search(folded.text):
+        if self.use_prefilter and not any(p.search(folded.text) for p in compiled.prefilters):
             return empty_result(self.version, language_supported=True)
         matches = self._matches(compiled, folded.text)
         return self._result(text, folded, matches)

@@ -432,6 +432,36 @@ def test_it_never_changes_a_score_by_prefiltering(scorer):
         ), row["text"]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "a horde of migrants is coming",
+        "hordes of migrants are invading",
+        "a swarm of migrants at the border",
+        "I WILL KILL YOU",
+        "Migrants Are Vermin",
+    ],
+)
+def test_it_scores_the_same_with_and_without_the_prefilter(scorer, text):
+    # "hordes?" in a lexicon once became the prefix "hordes", so the prefilter passed over
+    # "a horde of …"; and patterns are case-sensitive on folded (lowercase) text.
+    unfiltered = RuleScorer()
+    unfiltered.use_prefilter = False
+
+    result = scorer.score(text, "en")
+
+    assert result == unfiltered.score(text, "en")
+    assert result.escalates(0.7)
+
+
+def test_it_refuses_a_pattern_that_could_never_match_folded_text():
+    from factcheck.moderation.scorer import _compile
+
+    with pytest.raises(ValueError, match="uppercase 'K'"):
+        _compile(r"\bKill\b")
+    assert _compile(r"\bkill\b[\U0001F602]\S*\s(?P<x>\w)").search("kill\U0001f602 x")
+
+
 def test_it_finds_a_gate_cue_inside_every_rule_match(scorer):
     # Stronger than the test above: a rule's match must itself contain a cue of the family
     # the rule needs, or the gate could skip it in another sentence.
