@@ -6,6 +6,7 @@ live claim is ``in_review``; a lease past ``expires_at`` is free for anyone (cla
 """
 
 import functools
+import re
 from datetime import datetime, timedelta
 
 import psycopg
@@ -53,10 +54,13 @@ def claim_next(*, user: User) -> Claim | None:
     eligible. Raises PermissionDenied (PartnerCannotAct) when the partner may not act and
     ClaimLimitReached at settings.FACTCHECK_MAX_CLAIMS live claims.
 
-    Every checker presses this all day, so on PostgreSQL it is two prepared statements and a
-    commit: the first takes the checker's advisory lock and ends stale leases; the
-    second takes the post and inserts the claim and its audit event, guarded by the claim
-    limit and the partner's standing, which it reads after that lock in a fresh snapshot.
+    Every checker presses this all day, so on PostgreSQL it is two prepared statements: the
+    first takes the checker's advisory lock and asks whether any lease has expired; the second
+    takes the post and inserts the claim and its audit event, guarded by the claim limit and the
+    partner's standing, which it reads after that lock in a fresh snapshot. Outside a
+    transaction (a request, the API) they go to the server with BEGIN and COMMIT in one round
+    trip; when a lease has expired, the take does nothing and a second transaction ends the
+    stale leases first, so that their posts are free to take.
     """
     membership = checker_membership(user)
     partner = membership.partner
@@ -65,16 +69,25 @@ def claim_next(*, user: User) -> Claim | None:
         return None
     now = timezone.now()
     expires_at = now + timedelta(minutes=settings.FACTCHECK_CLAIM_MINUTES)
-    take = _claim_on_postgres if connection.vendor == "postgresql" else _claim_on_sqlite
-    with transaction.atomic():
-        expired, row = take(
-            user=user, partner=partner, languages=languages, now=now, expires_at=expires_at
-        )
-        for pk, post_id, checker_id in expired:
-            _audit_ended(pk, post_id, checker_id, state=Claim.State.EXPIRED, actor=_SWEEPER)
-        if row is None:
-            _explain_refusal(user=user, now=now)
-            return None
+    args = {
+        "user": user,
+        "partner": partner,
+        "languages": languages,
+        "now": now,
+        "expires_at": expires_at,
+    }
+    lease_expired = True
+    if connection.vendor == "postgresql" and connection.get_autocommit():
+        lease_expired, row = _claim_in_one_round_trip(**args)
+    if lease_expired:
+        take = _claim_on_postgres if connection.vendor == "postgresql" else _claim_on_sqlite
+        with transaction.atomic():
+            expired, row = take(**args)
+            for pk, post_id, checker_id in expired:
+                _audit_ended(pk, post_id, checker_id, state=Claim.State.EXPIRED, actor=_SWEEPER)
+    if row is None:
+        _explain_refusal(user=user, now=now)
+        return None
     claim = Claim(
         pk=row[0],
         post_id=row[1],
@@ -92,7 +105,7 @@ def _claim_on_postgres(
     *, user: User, partner: Partner, languages: list[str], now: datetime, expires_at: datetime
 ) -> tuple[list[tuple], tuple[int, int] | None]:
     """Returns the stale claims it ended (pk, post_id, checker_id) and (claim id, post id)."""
-    lock = (_lock_sql(), [_CHECKER_LOCK_SPACE + user.pk, Claim.State.ACTIVE, now])
+    lock = (_lock_sql(), [_CHECKER_LOCK_SPACE + user.pk, now])
     take = (
         _claim_sql(len(languages), lock=" FOR UPDATE SKIP LOCKED"),
         [
@@ -110,6 +123,43 @@ def _claim_on_postgres(
         ended = [tuple(row[1:]) for row in swept if row[1] is not None]
     (taken,) = _run_prepared([take])
     return ended, (taken[0] if taken else None)
+
+
+def _claim_in_one_round_trip(
+    *, user: User, partner: Partner, languages: list[str], now: datetime, expires_at: datetime
+) -> tuple[bool, tuple[int, int] | None]:
+    """PostgreSQL outside any transaction: BEGIN, the checker's lock, the take and COMMIT, sent
+    together in psycopg's pipeline mode, so the claim costs one round trip to the server where
+    a bare UPDATE and its commit cost three. Returns whether some lease has expired (then the
+    take was skipped: the caller sweeps and takes again) and (claim id, post id) or None."""
+    connection.ensure_connection()
+    conn = connection.connection
+    lock_params = [_CHECKER_LOCK_SPACE + user.pk, now]
+    take_params = [
+        *_take_params(user=user, partner=partner, languages=languages, now=now),
+        now,
+        *_claim_params(user=user, partner=partner, now=now, expires_at=expires_at),
+    ]
+    take_sql = _claim_sql(len(languages), lock=" FOR UPDATE SKIP LOCKED", unless_expired=True)
+    with (
+        connection.wrap_database_errors,
+        psycopg.Cursor(conn) as lock_cursor,
+        psycopg.Cursor(conn) as take_cursor,
+    ):
+        try:
+            with conn.pipeline():
+                conn.execute("BEGIN")
+                lock_cursor.execute(_lock_sql(), lock_params, prepare=True)
+                take_cursor.execute(take_sql, take_params, prepare=True)
+                conn.execute("COMMIT")
+        except psycopg.Error:
+            # After an error the server skips the rest of the pipeline, COMMIT included.
+            if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                conn.execute("ROLLBACK")
+            raise
+        ((_, lease_expired),) = lock_cursor.fetchall()
+        taken = take_cursor.fetchall()
+    return lease_expired, (taken[0] if taken else None)
 
 
 def _run_prepared(statements: list[tuple[str, list]]) -> list[list[tuple]]:
@@ -151,6 +201,10 @@ def _claim_on_sqlite(
 
 @functools.cache
 def _tables() -> dict[str, str]:
+    """The names the statements below are formatted with: tables, and the states they test as
+    SQL literals. Literals, not parameters: a prepared statement's generic plan can use a
+    partial index (``WHERE status = 'queued'``) only when the query names that very value, and
+    without it PostgreSQL planned every claim afresh."""
     qn = connection.ops.quote_name
     return {
         "posts": qn(Post._meta.db_table),
@@ -158,7 +212,18 @@ def _tables() -> dict[str, str]:
         "claims": qn(Claim._meta.db_table),
         "partners": qn(Partner._meta.db_table),
         "events": qn(AuditEvent._meta.db_table),
+        "queued": _literal(Post.Status.QUEUED),
+        "in_review": _literal(Post.Status.IN_REVIEW),
+        "active": _literal(Claim.State.ACTIVE),
+        "expired": _literal(Claim.State.EXPIRED),
+        "partner_active": _literal(Partner.Status.ACTIVE),
     }
+
+
+def _literal(constant: str) -> str:
+    if not re.fullmatch(r"[a-z_]+", constant):
+        raise ValueError(f"not a plain constant: {constant!r}")
+    return f"'{constant}'"
 
 
 # PostgreSQL: serialise this checker's own claims (a double click must not pass the limit
@@ -168,16 +233,16 @@ def _tables() -> dict[str, str]:
 _SWEEP_SQL = """
     WITH due AS (
         SELECT c.id FROM {claims} c JOIN {posts} p ON p.id = c.post_id
-        WHERE c.state = %s AND c.expires_at <= %s AND p.language = ANY(%s)
+        WHERE c.state = {active} AND c.expires_at <= %s AND p.language = ANY(%s)
         ORDER BY c.expires_at LIMIT %s FOR UPDATE OF c SKIP LOCKED
     ),
     ended AS (
-        UPDATE {claims} c SET state = %s, ended_at = %s FROM due
+        UPDATE {claims} c SET state = {expired}, ended_at = %s FROM due
         WHERE c.id = due.id RETURNING c.id, c.post_id, c.checker_id
     ),
     requeued AS (
-        UPDATE {posts} p SET status = %s, updated_at = %s FROM ended
-        WHERE p.id = ended.post_id AND p.status = %s
+        UPDATE {posts} p SET status = {queued}, updated_at = %s FROM ended
+        WHERE p.id = ended.post_id AND p.status = {in_review}
     )
     SELECT pg_advisory_xact_lock(%s), ended.id, ended.post_id, ended.checker_id
     FROM (SELECT 1) AS one LEFT JOIN ended ON true
@@ -189,7 +254,7 @@ _SWEEP_SQL = """
 # sweep statement run.
 _LOCK_SQL = """
     SELECT pg_advisory_xact_lock(%s),
-           EXISTS (SELECT 1 FROM {claims} WHERE state = %s AND expires_at <= %s)
+           EXISTS (SELECT 1 FROM {claims} WHERE state = {active} AND expires_at <= %s)
 """
 
 
@@ -204,22 +269,11 @@ def _sweep_sql() -> str:
 
 
 def _sweep_params(*, user: User, languages: list[str], now: datetime) -> list:
-    return [
-        Claim.State.ACTIVE,
-        now,
-        languages,
-        SWEEP_BATCH,
-        Claim.State.EXPIRED,
-        now,
-        Post.Status.QUEUED,
-        now,
-        Post.Status.IN_REVIEW,
-        _CHECKER_LOCK_SPACE + user.pk,
-    ]
+    return [now, languages, SWEEP_BATCH, now, now, _CHECKER_LOCK_SPACE + user.pk]
 
 
 @functools.cache
-def _take_sql(language_count: int, *, lock: str) -> str:
+def _take_sql(language_count: int, *, lock: str, unless_expired: bool = False) -> str:
     """Mark the top eligible queued post in_review: a conditional UPDATE over
     ``SELECT … FOR UPDATE SKIP LOCKED`` (``lock`` is empty on SQLite). RETURNING its id.
 
@@ -227,12 +281,13 @@ def _take_sql(language_count: int, *, lock: str) -> str:
     (language, trending_score DESC) in order instead of sorting every queued post; the best
     of those few candidates wins. SKIP LOCKED lets concurrent checkers pass over a row another
     transaction is taking. The claim limit and the partner's standing are conditions of the
-    same statement, read after the checker's lock.
+    same statement, read after the checker's lock. ``unless_expired`` adds a condition that
+    no active lease has expired (one more parameter: now).
     """
     tables = _tables()
     candidates = " UNION ALL ".join(
         "SELECT * FROM (SELECT p.id, p.trending_score FROM {posts} p"
-        " WHERE p.status = %s AND p.language = %s AND NOT EXISTS"
+        " WHERE p.status = {queued} AND p.language = %s AND NOT EXISTS"
         " (SELECT 1 FROM {skips} s WHERE s.post_id = p.id AND s.partner_id = %s)"
         " ORDER BY p.trending_score DESC LIMIT 1{lock}) c{index}".format(
             **tables, lock=lock, index=index
@@ -240,50 +295,56 @@ def _take_sql(language_count: int, *, lock: str) -> str:
         for index in range(language_count)
     )
     return (
-        "UPDATE {posts} SET status = %s, updated_at = %s"
+        "UPDATE {posts} SET status = {in_review}, updated_at = %s"
         " WHERE id = (SELECT c.id FROM ({candidates}) c ORDER BY c.trending_score DESC LIMIT 1)"
-        " AND status = %s"
-        " AND (SELECT count(*) FROM {claims} WHERE checker_id = %s AND state = %s"
+        " AND status = {queued}"
+        " AND (SELECT count(*) FROM {claims} WHERE checker_id = %s AND state = {active}"
         " AND expires_at > %s) < %s"
-        " AND EXISTS (SELECT 1 FROM {partners} WHERE id = %s AND status = %s"
+        " AND EXISTS (SELECT 1 FROM {partners} WHERE id = %s AND status = {partner_active}"
         " AND accredited_until >= %s)"
+        "{unless_expired}"
         " RETURNING id"
-    ).format(**tables, candidates=candidates)
+    ).format(
+        **tables,
+        candidates=candidates,
+        unless_expired=(
+            " AND NOT EXISTS (SELECT 1 FROM {claims} WHERE state = {active} AND expires_at <= %s)"
+        ).format(**tables)
+        if unless_expired
+        else "",
+    )
 
 
 def _take_params(*, user: User, partner: Partner, languages: list[str], now: datetime) -> list:
-    params: list = [Post.Status.IN_REVIEW, now]
+    params: list = [now]
     for language in languages:
-        params += [Post.Status.QUEUED, language, partner.pk]
+        params += [language, partner.pk]
     return [
         *params,
-        Post.Status.QUEUED,
         user.pk,
-        Claim.State.ACTIVE,
         now,
         settings.FACTCHECK_MAX_CLAIMS,
         partner.pk,
-        Partner.Status.ACTIVE,
         timezone.localdate(now),
     ]
 
 
 @functools.cache
-def _claim_sql(language_count: int, *, lock: str) -> str:
+def _claim_sql(language_count: int, *, lock: str, unless_expired: bool = False) -> str:
     """PostgreSQL: the take, the claim and its audit event in one statement. The audit row has
     the columns audit_record writes; it is inlined only because this is the hot path."""
     return (
         "WITH taken AS ({take}),"
         " claim AS (INSERT INTO {claims}"
         " (post_id, checker_id, partner_id, claimed_at, expires_at, state)"
-        " SELECT id, %s, %s, %s, %s, %s FROM taken RETURNING id, post_id),"
+        " SELECT id, %s, %s, %s, %s, {active} FROM taken RETURNING id, post_id),"
         " audit AS (INSERT INTO {events} (created_at, actor_id, actor_label, action,"
         " object_type, object_id, object_repr, after, request_id)"
         " SELECT %s, %s, %s, %s, %s, claim.id::text,"
         " 'claim ' || claim.id || ' on post ' || claim.post_id,"
         " jsonb_build_object('post_id', claim.post_id, 'expires_at', %s::text), %s FROM claim)"
         " SELECT id, post_id FROM claim"
-    ).format(**_tables(), take=_take_sql(language_count, lock=lock))
+    ).format(**_tables(), take=_take_sql(language_count, lock=lock, unless_expired=unless_expired))
 
 
 def _claim_params(*, user: User, partner: Partner, now: datetime, expires_at: datetime) -> list:
@@ -292,7 +353,6 @@ def _claim_params(*, user: User, partner: Partner, now: datetime, expires_at: da
         partner.pk,
         now,
         expires_at,
-        Claim.State.ACTIVE,
         timezone.now(),
         user.pk,
         actor_label_for(user)[:200],

@@ -5,9 +5,11 @@ from collections import Counter
 from datetime import timedelta
 
 import pytest
-from django.db import connection
+from django.db import DatabaseError, connection
 from django.utils import timezone
+from psycopg.pq import TransactionStatus
 
+from factcheck.core.models import AuditEvent
 from factcheck.partners.models import User
 from factcheck.posts.models import Post
 from factcheck.review import services
@@ -143,3 +145,70 @@ def test_a_burst_of_clicks_by_one_checker_stays_within_the_limit(settings):
 
     assert errors == []
     assert Claim.objects.filter(checker=user, state=Claim.State.ACTIVE).count() == 3
+
+
+# --- outside a transaction: BEGIN, lock, take and COMMIT in one round trip ------------------
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_a_claim_is_committed_with_its_audit_event():
+    partner = PartnerFactory(languages=["en"])
+    user = MembershipFactory(partner=partner).user
+    _make_posts(3)
+    top = Post.objects.order_by("-trending_score", "pk").first()
+
+    claim = services.claim_next(user=User.objects.get(pk=user.pk))
+
+    assert connection.get_autocommit(), "not inside a transaction of the test's"
+    assert claim.post_id == top.pk
+    assert Claim.objects.get(post=top, state=Claim.State.ACTIVE).pk == claim.pk
+    assert Post.objects.get(pk=top.pk).status == Post.Status.IN_REVIEW
+    event = AuditEvent.objects.get(action="claim.create", object_id=str(claim.pk))
+    assert event.actor_id == user.pk
+    assert event.after["post_id"] == top.pk
+    # Committed, and the connection is back to idle for whatever the request does next.
+    assert connection.connection.info.transaction_status == TransactionStatus.IDLE
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_an_expired_lease_is_ended_before_the_take():
+    partner = PartnerFactory(languages=["en"])
+    holder, taker = (MembershipFactory(partner=partner).user for _ in range(2))
+    posts = _make_posts(3)
+    top = max(posts, key=lambda post: post.trending_score)
+    Post.objects.filter(pk=top.pk).update(status=Post.Status.IN_REVIEW)
+    old = timezone.now() - timedelta(hours=1)
+    stale = Claim.objects.create(
+        post=top, checker=holder, partner=partner, claimed_at=old, expires_at=old
+    )
+
+    claim = services.claim_next(user=User.objects.get(pk=taker.pk))
+
+    assert claim.post_id == top.pk, "the expired lease's post is free, and the most trending"
+    stale.refresh_from_db()
+    assert stale.state == Claim.State.EXPIRED
+    assert AuditEvent.objects.filter(action="claim.expire", object_id=str(stale.pk)).exists()
+    assert Claim.objects.filter(state=Claim.State.ACTIVE).count() == 1
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_transaction_a_failed_claim_writes_nothing_and_leaves_the_connection_usable(
+    monkeypatch,
+):
+    partner = PartnerFactory(languages=["en"])
+    user = User.objects.get(pk=MembershipFactory(partner=partner).user.pk)
+    _make_posts(3)
+    # The take fails on the server, after BEGIN and the lock went through.
+    monkeypatch.setattr(services, "_claim_sql", lambda *args, **kwargs: "SELECT 1/0")
+
+    with pytest.raises(DatabaseError):
+        services.claim_next(user=user)
+
+    assert connection.connection.info.transaction_status == TransactionStatus.IDLE
+    assert not Claim.objects.exists()
+    assert not Post.objects.exclude(status=Post.Status.QUEUED).exists()
+    monkeypatch.undo()
+    assert services.claim_next(user=user) is not None
