@@ -27,12 +27,42 @@ def audit_record(
 ) -> AuditEvent:
     """Record one business state change. ``actor`` is a user, or a label such as
     "api:platform" or "system:accreditation_check" when no person acted."""
+    event = _audit_event(
+        actor=actor,
+        action=action,
+        obj=obj,
+        object_type=object_type,
+        object_id=object_id,
+        object_repr=object_repr,
+        before=before,
+        after=after,
+    )
+    event.save()
+    return event
+
+
+def audit_record_many(records: list[dict[str, Any]]) -> list[AuditEvent]:
+    """Several changes in one INSERT; each dict holds ``audit_record``'s arguments."""
+    return AuditEvent.objects.bulk_create([_audit_event(**record) for record in records])
+
+
+def _audit_event(
+    *,
+    actor,
+    action: str,
+    obj: models.Model | None = None,
+    object_type: str = "",
+    object_id: str = "",
+    object_repr: str = "",
+    before: dict[str, Any] | None = None,
+    after: dict[str, Any] | None = None,
+) -> AuditEvent:
     if obj is not None:
         object_type = object_type or obj._meta.label_lower
         object_id = object_id or str(obj.pk)
         object_repr = object_repr or str(obj)
     user = actor if getattr(actor, "pk", None) and hasattr(actor, "email") else None
-    return AuditEvent.objects.create(
+    return AuditEvent(
         actor=user,
         actor_label=actor_label_for(actor)[:200],
         action=action,

@@ -10,7 +10,8 @@ import urllib.error
 import urllib.request
 
 from django.conf import settings
-from django.core.mail import send_mass_mail
+from django.core.mail import EmailMessage, get_connection
+from django.db import transaction
 from django.utils import timezone
 
 from factcheck.moderation.models import Notification, Tier, WebhookDelivery
@@ -135,24 +136,43 @@ def _email_text(notification: Notification) -> tuple[str, str]:
     return subject, body
 
 
-def notification_email(*, notification_id: int) -> int:
-    """Email every active moderator, once. Marked sent before sending (a crash then loses an
-    email rather than doubling it; the webhook is the retried channel); a send that fails
-    clears the mark so the retry sends."""
-    claimed = Notification.objects.filter(pk=notification_id, email_sent_at__isnull=True).update(
-        email_sent_at=timezone.now()
-    )
+def notification_emails_send(*, notification_ids: list[int]) -> int:
+    """Email every active moderator about each notification, once: one read of the moderators
+    and one mail connection for all. A notification is marked sent before sending (a crash
+    then loses an email rather than doubling it; the webhook is the retried channel); when a
+    send fails, the notifications not yet sent are unmarked so the retry sends them. Returns
+    the number of emails sent."""
+    with transaction.atomic():
+        # Locked, so two runs of the task (or the reconciler's) cannot both claim one.
+        claimed = list(
+            Notification.objects.select_for_update()
+            .filter(pk__in=notification_ids, email_sent_at__isnull=True)
+            .order_by("pk")
+        )
+        Notification.objects.filter(pk__in=[n.pk for n in claimed]).update(
+            email_sent_at=timezone.now()
+        )
     if not claimed:
         return 0
-    notification = Notification.objects.get(pk=notification_id)
     recipients = moderator_emails()
-    subject, body = _email_text(notification)
-    messages = [(subject, body, settings.DEFAULT_FROM_EMAIL, [email]) for email in recipients]
+    if not recipients:
+        return 0
+    sent = []
     try:
-        if messages:
-            send_mass_mail(messages, fail_silently=False)
+        with get_connection() as connection:
+            for notification in claimed:
+                subject, body = _email_text(notification)
+                connection.send_messages(
+                    [
+                        EmailMessage(subject, body, settings.DEFAULT_FROM_EMAIL, [email])
+                        for email in recipients
+                    ]
+                )
+                sent.append(notification.pk)
     except Exception:
-        Notification.objects.filter(pk=notification_id).update(email_sent_at=None)
+        unsent = [notification.pk for notification in claimed if notification.pk not in sent]
+        Notification.objects.filter(pk__in=unsent).update(email_sent_at=None)
         raise
-    Notification.objects.filter(pk=notification_id).update(email_recipients=len(recipients))
-    return len(recipients)
+    finally:
+        Notification.objects.filter(pk__in=sent).update(email_recipients=len(recipients))
+    return len(sent) * len(recipients)

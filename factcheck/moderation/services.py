@@ -5,8 +5,10 @@ posts app's ``posts_ingested`` (the scorer and user-report rates); both are Djan
 on commit, whose receivers (receivers.py) enqueue the tasks that call the services here.
 """
 
+import copy
 import hashlib
 import logging
+from collections import Counter
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -19,7 +21,7 @@ from django.urls import reverse
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
-from factcheck.core.services import audit_record
+from factcheck.core.services import audit_record, audit_record_many
 from factcheck.demotion.services import demotion_apply
 from factcheck.moderation.models import (
     CONTEXT_FLAGS,
@@ -108,6 +110,21 @@ class SignalOutcome:
     event: str | None  # Notification.Event when moderators are told
 
 
+@dataclass(frozen=True)
+class NewSignal:
+    """A signal to record with ``escalation_signals_add``."""
+
+    post_id: int
+    source: str
+    tier: int
+    score: float | None
+    details: dict
+    dedupe_key: str
+    categories: list[str] | tuple = ()
+    rating: Rating | None = None
+    actor: object = None  # a user or a label; "system:<source>" when None
+
+
 def escalation_signal_add(
     *,
     post: Post,
@@ -120,81 +137,169 @@ def escalation_signal_add(
     rating: Rating | None = None,
     actor=None,
 ) -> SignalOutcome:
-    """Record a signal on the post's open escalation, opening one or raising its tier, or
-    reopening the last decided one when the signal's tier is higher. Idempotent by
-    ``dedupe_key``; moderators are notified on commit of a creation, rise or reopening."""
-    tier = Tier(tier)
+    """One signal: ``escalation_signals_add`` with a batch of one."""
+    signal = NewSignal(
+        post_id=post.pk,
+        source=source,
+        tier=tier,
+        score=score,
+        details=details,
+        dedupe_key=dedupe_key,
+        categories=categories,
+        rating=rating,
+        actor=actor,
+    )
+    return escalation_signals_add(signals=[signal])[0]
+
+
+# What a signal may change on an existing escalation: bulk_update writes these.
+SIGNAL_FIELDS = [
+    "status",
+    "tier",
+    "sla_due_at",
+    "score",
+    "categories",
+    "sources",
+    "reopened_at",
+    "claimed_by",
+    "claim_expires_at",
+    "version",
+    "updated_at",
+]
+
+
+def escalation_signals_add(*, signals: list[NewSignal]) -> list[SignalOutcome]:
+    """Record signals, each on its post's open escalation, opening one or raising its tier, or
+    reopening the last decided one when the signal's tier is higher (unless the post is
+    removed). Idempotent by ``dedupe_key``. The whole batch is one transaction of a fixed
+    number of queries, however many signals; they apply in order, so two signals for one post
+    give what two batches would. Moderators are notified on commit of each creation, rise or
+    reopening. Returns one outcome per signal, in order."""
+    if not signals:
+        return []
     now = timezone.now()
-    actor = actor or f"system:{source}"
     with transaction.atomic():
-        # One signal at a time per post, so the open-escalation check and insert cannot race.
-        locked_post = (
-            Post.objects.select_for_update()
+        # Every signal for these posts waits here, so nothing below can race. External id
+        # order is the order ingest locks posts in (posts_ingest_state): a screening batch
+        # queues behind another, or behind an ingest batch sharing posts, instead of
+        # deadlocking with it.
+        posts = {
+            post.pk: post
+            for post in Post.objects.select_for_update()
+            .filter(pk__in={signal.post_id for signal in signals})
+            .order_by("external_id")
             .only("id", "status", "external_id", "url", "language")
-            .get(pk=post.pk)
-        )
-        existing = (
-            EscalationSignal.objects.select_related("escalation")
-            .filter(dedupe_key=dedupe_key)
-            .first()
-        )
-        if existing is not None:
-            return SignalOutcome(existing.escalation, None, None)
-        # The newest escalation is the open one when there is one: a new one opens only
-        # when none is open.
-        escalation = (
+        }
+        recorded = {
+            existing.dedupe_key: existing.escalation
+            for existing in EscalationSignal.objects.select_related("escalation").filter(
+                dedupe_key__in={signal.dedupe_key for signal in signals}
+            )
+        }
+        # The newest escalation of a post is its open one when it has one: a new one opens
+        # only when none is open. Locked, so a decision cannot slip in before commit.
+        newest: dict[int, Escalation] = {}
+        for escalation in (
             Escalation.objects.select_for_update()
-            .filter(post_id=post.pk)
-            .order_by("-created_at", "-id")
-            .first()
-        )
-        event = None
-        before = _escalation_state(escalation) if escalation else None
-        if escalation is None:
-            escalation = Escalation(
-                post_id=post.pk, tier=tier, sla_due_at=now + sla_for(tier), status="open"
+            .filter(post_id__in=list(posts))
+            .order_by("post_id", "-created_at", "-id")
+        ):
+            newest.setdefault(escalation.post_id, escalation)
+
+        outcomes, rows, events = [], [], []
+        touched: dict[int, Escalation] = {}
+        for signal in signals:
+            post = posts.get(signal.post_id)
+            if post is None:  # deleted since the signal was found: nothing to escalate
+                outcomes.append(SignalOutcome(None, None, None))
+                continue
+            if signal.dedupe_key in recorded:
+                outcomes.append(SignalOutcome(recorded[signal.dedupe_key], None, None))
+                continue
+            before = newest.get(post.pk)
+            before_state = _escalation_state(before) if before else None
+            escalation, event = _signal_apply(before, signal=signal, post=post, now=now)
+            newest[post.pk] = touched[post.pk] = escalation
+            row = EscalationSignal(
+                escalation=escalation,
+                source=signal.source,
+                tier=signal.tier,
+                score=signal.score,
+                details=signal.details,
+                dedupe_key=signal.dedupe_key,
+                rating=signal.rating,
             )
-            event = Notification.Event.CREATED
-        elif escalation.is_open:
-            if tier > escalation.tier:
-                escalation.tier = tier
-                escalation.sla_due_at = min(escalation.sla_due_at, now + sla_for(tier))
-                event = Notification.Event.RAISED
-            escalation.version += 1
-        elif tier > escalation.tier and locked_post.status != Post.Status.REMOVED:
-            escalation.status = Escalation.Status.OPEN
+            rows.append(row)
+            recorded[signal.dedupe_key] = escalation
+            outcomes.append(SignalOutcome(escalation, row, event))
+            if event:
+                # The escalation as this event left it: a later signal in the batch may
+                # raise it again, and each event is told as it happened.
+                events.append((copy.copy(escalation), event, before_state, signal))
+
+        opened = [escalation for escalation in touched.values() if escalation.pk is None]
+        changed = [escalation for escalation in touched.values() if escalation.pk is not None]
+        for escalation in changed:
+            escalation.updated_at = now  # bulk_update does not apply auto_now
+        Escalation.objects.bulk_update(changed, SIGNAL_FIELDS)
+        # Inserting sets the new escalations' ids, which the signals and events refer to.
+        Escalation.objects.bulk_create(opened)
+        EscalationSignal.objects.bulk_create(rows)
+        for as_told, _, _, _ in events:
+            as_told.pk = touched[as_told.post_id].pk
+        audit_record_many(
+            [
+                {
+                    "actor": signal.actor or f"system:{signal.source}",
+                    "action": f"escalation.{event}",
+                    "obj": as_told,
+                    "before": before_state,
+                    "after": _escalation_state(as_told) | {"signal": signal.source},
+                }
+                for as_told, event, before_state, signal in events
+            ]
+        )
+        _notifications_create(
+            [(as_told, event, posts[as_told.post_id]) for as_told, event, _, _ in events],
+            now=now,
+        )
+    return outcomes
+
+
+def _signal_apply(
+    escalation: Escalation | None, *, signal: NewSignal, post: Post, now
+) -> tuple[Escalation, str | None]:
+    """Today's rules for one signal, on the post's newest escalation (changed in place) or a
+    new one; returns it and the event moderators are told of, if any."""
+    tier = Tier(signal.tier)
+    event = None
+    if escalation is None:
+        escalation = Escalation(
+            post_id=post.pk, tier=tier, sla_due_at=now + sla_for(tier), status="open"
+        )
+        event = Notification.Event.CREATED
+    elif escalation.is_open:
+        if tier > escalation.tier:
             escalation.tier = tier
-            escalation.sla_due_at = now + sla_for(tier)
-            escalation.reopened_at = now
-            escalation.claimed_by = None
-            escalation.claim_expires_at = None
-            escalation.version += 1
-            event = Notification.Event.REOPENED
-        # Otherwise the escalation stays decided; the signal is kept as evidence on it.
-        if score is not None and (escalation.score is None or score > escalation.score):
-            escalation.score = score
-        escalation.categories = sorted(set(escalation.categories) | set(categories))
-        escalation.sources = sorted(set(escalation.sources) | {source})
-        escalation.save()
-        signal = EscalationSignal.objects.create(
-            escalation=escalation,
-            source=source,
-            tier=tier,
-            score=score,
-            details=details,
-            dedupe_key=dedupe_key,
-            rating=rating,
-        )
-        if event:
-            audit_record(
-                actor=actor,
-                action=f"escalation.{event}",
-                obj=escalation,
-                before=before,
-                after=_escalation_state(escalation) | {"signal": source},
-            )
-            _notification_create(escalation=escalation, event=event, post=locked_post, now=now)
-    return SignalOutcome(escalation, signal, event)
+            escalation.sla_due_at = min(escalation.sla_due_at, now + sla_for(tier))
+            event = Notification.Event.RAISED
+        escalation.version += 1
+    elif tier > escalation.tier and post.status != Post.Status.REMOVED:
+        escalation.status = Escalation.Status.OPEN
+        escalation.tier = tier
+        escalation.sla_due_at = now + sla_for(tier)
+        escalation.reopened_at = now
+        escalation.claimed_by = None
+        escalation.claim_expires_at = None
+        escalation.version += 1
+        event = Notification.Event.REOPENED
+    # Otherwise the escalation stays decided; the signal is kept as evidence on it.
+    score = signal.score
+    if score is not None and (escalation.score is None or score > escalation.score):
+        escalation.score = score
+    escalation.categories = sorted(set(escalation.categories) | set(signal.categories))
+    escalation.sources = sorted(set(escalation.sources) | {signal.source})
+    return escalation, event
 
 
 def _escalation_state(escalation: Escalation) -> dict:
@@ -256,8 +361,8 @@ def text_sha256(text: str) -> str:
 
 def post_score(
     *, post_id: int, text: str, language: str, scorer, threshold: float, cache=None
-) -> SignalOutcome | None:
-    """Score one post's text; above the threshold it becomes a scorer signal. The dedupe key
+) -> NewSignal | None:
+    """Score one post's text; above the threshold, the scorer signal to record. The dedupe key
     names the exact text and the scorer version, so rescoring the same text adds nothing.
     ``cache`` (a dict) shares results between identical texts, such as copies in a batch."""
     key = (text, language)
@@ -276,8 +381,8 @@ def post_score(
         if attribute.score >= threshold
     ]
     digest = text_sha256(text)
-    return escalation_signal_add(
-        post=Post(pk=post_id),
+    return NewSignal(
+        post_id=post_id,
         source=Source.SCORER,
         tier=Tier.from_code(tier_code),
         score=round(result.max_score, 4),
@@ -287,10 +392,10 @@ def post_score(
     )
 
 
-def report_rates_check(*, post_ids: list[int]) -> int:
+def report_rates_check(*, post_ids: list[int]) -> list[NewSignal]:
     """User reports of hate or violence per 1,000 views over the interval between a post's
     two latest snapshots (or since publication, with one) rising past the threshold: a
-    signal, tier high when the rate is very high. Returns the number of signals added."""
+    signal, tier high when the rate is very high. Returns the signals to record."""
     threshold = settings.FACTCHECK_REPORT_RATE_THRESHOLD
     high = settings.FACTCHECK_REPORT_RATE_HIGH
     min_views = settings.FACTCHECK_REPORT_MIN_VIEWS
@@ -301,7 +406,7 @@ def report_rates_check(*, post_ids: list[int]) -> int:
         .values_list("pk", flat=True)
     )
     if not reported:
-        return 0
+        return []
     latest_two = (
         EngagementSnapshot.objects.filter(post_id__in=reported)
         .annotate(
@@ -313,8 +418,7 @@ def report_rates_check(*, post_ids: list[int]) -> int:
     by_post: dict[int, list[EngagementSnapshot]] = {}
     for snapshot in latest_two:
         by_post.setdefault(snapshot.post_id, []).append(snapshot)
-    added = 0
-    posts = Post.objects.in_bulk(list(by_post))
+    signals = []
     for post_id, snapshots in by_post.items():
         latest = snapshots[0]
         previous = snapshots[1] if len(snapshots) > 1 else None
@@ -327,31 +431,34 @@ def report_rates_check(*, post_ids: list[int]) -> int:
         if rate < threshold:
             continue
         categories = (["hate"] if hate > 0 else []) + (["violence"] if violence > 0 else [])
-        outcome = escalation_signal_add(
-            post=posts[post_id],
-            source=Source.USER_REPORTS,
-            tier=Tier.HIGH if rate >= high else Tier.NORMAL,
-            score=None,
-            details={
-                "rate_per_1000_views": round(rate, 2),
-                "threshold": threshold,
-                "views": views,
-                "reports_hate": hate,
-                "reports_violence": violence,
-                "from": previous.observed_at.isoformat() if previous else None,
-                "to": latest.observed_at.isoformat(),
-            },
-            dedupe_key=f"user_reports:{post_id}:{latest.pk}",
-            categories=categories,
+        signals.append(
+            NewSignal(
+                post_id=post_id,
+                source=Source.USER_REPORTS,
+                tier=Tier.HIGH if rate >= high else Tier.NORMAL,
+                score=None,
+                details={
+                    "rate_per_1000_views": round(rate, 2),
+                    "threshold": threshold,
+                    "views": views,
+                    "reports_hate": hate,
+                    "reports_violence": violence,
+                    "from": previous.observed_at.isoformat() if previous else None,
+                    "to": latest.observed_at.isoformat(),
+                },
+                dedupe_key=f"user_reports:{post_id}:{latest.pk}",
+                categories=categories,
+            )
         )
-        added += outcome.signal is not None
-    return added
+    return signals
 
 
 def posts_screen(*, post_ids: list[int], text_changed_ids: list[int]) -> dict:
     """After an ingest batch: score the new or changed texts (unless
-    FACTCHECK_SCORE_ON_INGEST is off) and check every post's user-report rate."""
-    scored = escalated = 0
+    FACTCHECK_SCORE_ON_INGEST is off) and check every post's user-report rate, then record
+    the batch's signals together."""
+    signals = []
+    scored = 0
     if settings.FACTCHECK_SCORE_ON_INGEST and text_changed_ids:
         scorer = get_scorer()
         threshold = settings.FACTCHECK_ESCALATION_THRESHOLD
@@ -361,7 +468,7 @@ def posts_screen(*, post_ids: list[int], text_changed_ids: list[int]) -> dict:
         cache: dict = {}
         for pk, text, language in rows.iterator(chunk_size=1000):
             scored += 1
-            outcome = post_score(
+            signal = post_score(
                 post_id=pk,
                 text=text,
                 language=language,
@@ -369,9 +476,19 @@ def posts_screen(*, post_ids: list[int], text_changed_ids: list[int]) -> dict:
                 threshold=threshold,
                 cache=cache,
             )
-            escalated += bool(outcome and outcome.signal)
-    reported = report_rates_check(post_ids=post_ids)
-    return {"scored": scored, "scorer_signals": escalated, "report_signals": reported}
+            if signal is not None:
+                signals.append(signal)
+    signals += report_rates_check(post_ids=post_ids)
+    # Scoring is done before this transaction, so the posts stay locked only for the writes.
+    outcomes = escalation_signals_add(signals=signals)
+    added = Counter(
+        signal.source for signal, outcome in zip(signals, outcomes, strict=True) if outcome.signal
+    )
+    return {
+        "scored": scored,
+        "scorer_signals": added[Source.SCORER],
+        "report_signals": added[Source.USER_REPORTS],
+    }
 
 
 def screening_defer(*, post_ids: list[int], text_changed_ids: list[int]) -> PendingScreening:
@@ -383,37 +500,48 @@ def screening_defer(*, post_ids: list[int], text_changed_ids: list[int]) -> Pend
 # --- notifications -----------------------------------------------------------------------
 
 
-def _notification_create(*, escalation: Escalation, event: str, post: Post, now) -> None:
-    tier = Tier(escalation.tier)
-    path = reverse("moderation:detail", args=[escalation.pk])
-    payload = {
-        "id": f"escalation-{escalation.pk}-{event}-{tier.code}",
-        "event": f"escalation.{event}",
-        "created_at": now.isoformat(),
-        "escalation": {
-            "id": escalation.pk,
-            "tier": tier.code,
-            "sla_due_at": escalation.sla_due_at.isoformat(),
-            "categories": escalation.categories,
-            "sources": escalation.sources,
-            "score": escalation.score,
-            "url": settings.FACTCHECK_BASE_URL.rstrip("/") + path,
-        },
-        "post": {"id": post.external_id, "url": post.url, "language": post.language},
-    }
-    # Under the post lock, and with a tier that only rises, each (escalation, event, tier)
+def _notifications_create(events: list[tuple[Escalation, str, Post]], *, now) -> None:
+    """A notification and its webhook deliveries per (escalation as told, event, post); on
+    commit, one task emails them all and one task per delivery sends each webhook (they
+    retry separately)."""
+    notifications = []
+    for escalation, event, post in events:
+        tier = Tier(escalation.tier)
+        path = reverse("moderation:detail", args=[escalation.pk])
+        payload = {
+            "id": f"escalation-{escalation.pk}-{event}-{tier.code}",
+            "event": f"escalation.{event}",
+            "created_at": now.isoformat(),
+            "escalation": {
+                "id": escalation.pk,
+                "tier": tier.code,
+                "sla_due_at": escalation.sla_due_at.isoformat(),
+                "categories": escalation.categories,
+                "sources": escalation.sources,
+                "score": escalation.score,
+                "url": settings.FACTCHECK_BASE_URL.rstrip("/") + path,
+            },
+            "post": {"id": post.external_id, "url": post.url, "language": post.language},
+        }
+        notifications.append(
+            Notification(escalation_id=escalation.pk, event=event, tier=tier, payload=payload)
+        )
+    if not notifications:
+        return
+    # Under the post locks, and with a tier that only rises, each (escalation, event, tier)
     # comes here once; the unique constraint would refuse a second notification.
-    notification = Notification.objects.create(
-        escalation=escalation, event=event, tier=tier, payload=payload
-    )
+    Notification.objects.bulk_create(notifications)
+    urls = list(dict.fromkeys(settings.FACTCHECK_WEBHOOK_URLS))
     deliveries = WebhookDelivery.objects.bulk_create(
         [
             WebhookDelivery(notification=notification, url=url)
-            for url in dict.fromkeys(settings.FACTCHECK_WEBHOOK_URLS)
+            for notification in notifications
+            for url in urls
         ]
     )
     tasks = _tasks()
-    transaction.on_commit(lambda: enqueue(tasks.notification_email, notification.pk))
+    notification_ids = [notification.pk for notification in notifications]
+    transaction.on_commit(lambda: enqueue(tasks.notification_emails_send, notification_ids))
     for delivery in deliveries:
         transaction.on_commit(
             lambda delivery_id=delivery.pk: enqueue(tasks.webhook_deliver, delivery_id)
@@ -755,12 +883,12 @@ def moderation_reconcile(*, now=None) -> dict[str, int]:
             break
         pending.delete()
         screenings += 1
-    emails = 0
-    unsent = Notification.objects.filter(
-        email_sent_at__isnull=True, created_at__lt=now - RECONCILE_GRACE
-    ).values_list("pk", flat=True)
-    for notification_id in unsent[:100]:
-        emails += enqueue(tasks.notification_email, notification_id)
+    unsent = list(
+        Notification.objects.filter(
+            email_sent_at__isnull=True, created_at__lt=now - RECONCILE_GRACE
+        ).values_list("pk", flat=True)[:100]
+    )
+    emails = len(unsent) if unsent and enqueue(tasks.notification_emails_send, unsent) else 0
     webhooks = 0
     stalled = WebhookDelivery.objects.filter(status=WebhookDelivery.Status.PENDING).filter(
         Q(attempts=0, created_at__lt=now - RECONCILE_GRACE)

@@ -28,8 +28,8 @@ def moderation_reconcile() -> dict:
 
 
 @shared_task(autoretry_for=(Exception,), retry_backoff=True, retry_backoff_max=600, max_retries=6)
-def notification_email(notification_id: int) -> int:
-    return notifications.notification_email(notification_id=notification_id)
+def notification_emails_send(notification_ids: list[int]) -> int:
+    return notifications.notification_emails_send(notification_ids=notification_ids)
 
 
 # 1, 2, 4 … 256 s between attempts (with jitter): about eight minutes before giving up.

@@ -110,7 +110,7 @@ def test_it_emails_every_active_moderator_and_nobody_else(moe, alice, ada, add_s
 def test_it_sends_the_email_only_once_when_the_task_runs_twice(moe, add_signal):
     add_signal(PostFactory())
     notification = Notification.objects.get()
-    tasks.notification_email(notification.pk)
+    tasks.notification_emails_send([notification.pk])
     assert len(mail.outbox) == 1
 
 
@@ -250,3 +250,154 @@ def test_it_sends_a_notification_email_whose_task_was_lost(moe):
     assert services.moderation_reconcile(now=later)["emails"] == 1
     assert len(mail.outbox) == 1
     assert services.moderation_reconcile(now=later)["emails"] == 0
+
+
+# --- batches -------------------------------------------------------------------------------
+
+
+def _new_signal(post, key, tier, *, score=None, categories=("violence",), source=Source.SCORER):
+    return services.NewSignal(
+        post_id=post.pk,
+        source=source,
+        tier=tier,
+        score=score,
+        details={"note": "test"},
+        dedupe_key=f"{post.pk}:{key}",
+        categories=list(categories),
+    )
+
+
+def _told(post):
+    """What moderators and the audit log were told about the post's escalation, without
+    the ids and times that differ from post to post."""
+    escalation = Escalation.objects.get(post=post)
+    audit = AuditEvent.objects.filter(
+        object_type="moderation.escalation", object_id=str(escalation.pk)
+    ).order_by("id")
+    subjects = [m.subject for m in mail.outbox if m.subject.endswith(f": post {post.external_id}")]
+    return {
+        "escalation": [
+            escalation.status,
+            escalation.tier,
+            escalation.version,
+            escalation.score,
+            escalation.categories,
+            escalation.sources,
+            escalation.reopened_at is not None,
+        ],
+        "signals": list(escalation.signals.order_by("id").values_list("source", "tier", "score")),
+        "notifications": [
+            (n.event, n.tier, [n.payload["escalation"][k] for k in ("tier", "categories", "score")])
+            for n in escalation.notifications.order_by("id")
+        ],
+        "audit": [
+            (
+                event.action,
+                event.object_repr.split(" ")[2],  # the tier when it happened: "(normal)"
+                event.before and {k: v for k, v in event.before.items() if k != "sla_due_at"},
+                {k: v for k, v in event.after.items() if k != "sla_due_at"},
+            )
+            for event in audit
+        ],
+        "emails": [subject.split(" #")[0] for subject in subjects],
+    }
+
+
+@pytest.mark.parametrize(
+    "decided_first",
+    [False, True],
+    ids=["open a new escalation", "reopen a decided one"],
+)
+def test_it_records_a_batch_as_if_one_signal_came_after_another(
+    moe, decided_first, django_capture_on_commit_callbacks
+):
+    one_by_one, batched = PostFactory(), PostFactory()
+    for post in (one_by_one, batched):
+        if decided_first:
+            first = _new_signal(post, "first", Tier.NORMAL, score=0.7)
+            with django_capture_on_commit_callbacks(execute=True):
+                services.escalation_signals_add(signals=[first])
+            _decide(Escalation.objects.get(post=post), moe, "keep")
+
+    def signals(post):
+        return [
+            _new_signal(post, "a", Tier.NORMAL, score=0.75, categories=["hate"]),
+            _new_signal(post, "b", Tier.HIGH, score=0.8, source=Source.USER_REPORTS),
+            _new_signal(post, "a", Tier.NORMAL, score=0.75, categories=["hate"]),  # again
+            _new_signal(post, "c", Tier.URGENT, score=0.95),
+            _new_signal(post, "d", Tier.HIGH, score=0.9),
+        ]
+
+    with django_capture_on_commit_callbacks(execute=True):
+        sequential = [services.escalation_signals_add(signals=[s])[0] for s in signals(one_by_one)]
+    with django_capture_on_commit_callbacks(execute=True):
+        batch = services.escalation_signals_add(signals=signals(batched))
+
+    assert [o.event for o in batch] == [o.event for o in sequential]
+    assert [o.signal is None for o in batch] == [False, False, True, False, False]
+    assert _told(batched) == _told(one_by_one)
+    events = [event for event, *_ in _told(batched)["notifications"]]
+    if decided_first:
+        # The normal signal stays evidence on the decided escalation; high reopens it.
+        assert events == ["created", "reopened", "raised"]
+    else:
+        assert events == ["created", "raised", "raised"]
+    assert len(_told(batched)["emails"]) == len(events)
+
+
+def test_it_raises_an_open_escalation_from_a_batch_and_tells_moderators_once(
+    moe, add_signal, django_capture_on_commit_callbacks
+):
+    post, other = PostFactory(), PostFactory()
+    escalation = add_signal(post, key="first", tier=Tier.NORMAL).escalation
+    mail.outbox.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        outcomes = services.escalation_signals_add(
+            signals=[
+                _new_signal(post, "x", Tier.URGENT, score=0.9),
+                _new_signal(other, "y", Tier.NORMAL, score=0.8),
+                _new_signal(post, "z", Tier.URGENT, score=0.95),
+            ]
+        )
+    assert [outcome.event for outcome in outcomes] == ["raised", "created", None]
+    raised = Escalation.objects.get(pk=escalation.pk)
+    assert (raised.tier, raised.version, raised.score) == (Tier.URGENT, 3, 0.95)
+    assert list(raised.notifications.values_list("event", "tier").order_by("id")) == [
+        ("created", Tier.NORMAL),
+        ("raised", Tier.URGENT),
+    ]
+    assert sorted(message.subject.split(" #")[0] for message in mail.outbox) == [
+        "[Normal] New escalation",
+        "[Urgent] Escalation raised",
+    ]
+
+
+def test_it_sends_the_notifications_a_failed_send_left_when_the_task_runs_again(moe):
+    from django.core.mail.backends.locmem import EmailBackend
+
+    posts = [PostFactory() for _ in range(3)]
+    # The on-commit email task is not run here; the test runs it.
+    services.escalation_signals_add(signals=[_new_signal(post, "k", Tier.HIGH) for post in posts])
+    ids = list(Notification.objects.order_by("id").values_list("pk", flat=True))
+    send = EmailBackend.send_messages
+    calls = []
+
+    def lost_on_the_second(backend, messages):
+        calls.append(messages)
+        if len(calls) == 2:
+            raise OSError("SMTP connection lost")
+        return send(backend, messages)
+
+    with (
+        mock.patch.object(EmailBackend, "send_messages", lost_on_the_second),
+        pytest.raises(OSError),
+    ):
+        tasks.notification_emails_send(ids)
+    emailed = dict(Notification.objects.values_list("pk", "email_sent_at"))
+    assert [emailed[pk] is not None for pk in ids] == [True, False, False]
+    assert len(mail.outbox) == 1
+
+    assert tasks.notification_emails_send(ids) == 2  # the retry
+    assert tasks.notification_emails_send(ids) == 0
+    assert len({message.subject for message in mail.outbox}) == len(mail.outbox) == 3
+    assert set(Notification.objects.values_list("email_recipients", flat=True)) == {1}

@@ -171,3 +171,72 @@ def test_it_scores_copies_in_a_batch_once_and_escalates_each(ingest, moe):
     assert score.call_count == 1
     assert Escalation.objects.count() == 3
     assert EscalationSignal.objects.filter(source=Source.SCORER).count() == 3
+
+
+THREATS = [
+    THREAT,
+    "Someone should shoot that senator before he votes on this bill",
+    "Lets burn the mosque down on friday, who's in?",
+    "Migrants are vermin and should be exterminated",
+]
+
+
+def test_it_tells_every_moderator_once_about_each_post_a_batch_escalates(ingest, moe):
+    from django.contrib.auth.models import Group
+
+    from factcheck.moderation import tasks
+    from factcheck.moderation.models import Notification
+    from factcheck.posts.models import Post
+    from tests.factories import UserFactory
+
+    mia = UserFactory(email="mia@example.com")
+    mia.groups.add(Group.objects.get(name="moderators"))
+    batch = [
+        _observed(f"p-{n}", hours_ago=1, views=1_000, text=text) for n, text in enumerate(THREATS)
+    ]
+    batch.append(_observed("p-calm", hours_ago=1, views=1_000, text=NEUTRAL))
+    ingest(*batch)
+    assert Escalation.objects.count() == 4
+    assert set(Escalation.objects.values_list("post__external_id", flat=True)) == {
+        "p-0",
+        "p-1",
+        "p-2",
+        "p-3",
+    }
+    assert sorted(Notification.objects.values_list("escalation__post__external_id", "event")) == [
+        (f"p-{n}", "created") for n in range(4)
+    ]
+    # One email per notification to each active moderator.
+    sent = sorted((message.to[0], message.subject.split(": post ")[1]) for message in mail.outbox)
+    assert sent == sorted(
+        (email, f"p-{n}") for email in ("mia@example.com", "moe@example.com") for n in range(4)
+    )
+    assert set(Notification.objects.values_list("email_recipients", flat=True)) == {2}
+
+    ids = list(Post.objects.values_list("pk", flat=True))
+    tasks.posts_screen(ids, ids)  # the same batch screened again adds nothing
+    assert EscalationSignal.objects.count() == 4
+    assert Notification.objects.count() == 4
+    assert len(mail.outbox) == 8
+
+
+@pytest.mark.parametrize("escalating", [1, 20])
+def test_it_screens_a_batch_in_the_same_queries_however_many_posts_escalate(
+    escalating, moe, django_assert_num_queries, django_capture_on_commit_callbacks
+):
+    from factcheck.moderation import tasks
+    from tests.factories import PostFactory
+
+    posts = [PostFactory(text=f"{THREATS[n % 4]} #{n}") for n in range(escalating)]
+    posts += [PostFactory(text=NEUTRAL) for _ in range(5)]
+    ids = [post.pk for post in posts]
+    # Screening reads 1 the texts and 2 the reported posts. Recording, in a savepoint (3, 11):
+    # 4 lock the posts, 5 read the dedupe keys, 6 lock the escalations, insert 7 the
+    # escalations, 8 the signals, 9 the audit events, 10 the notifications. The email task
+    # on commit: 12 savepoint, 13 lock and 14 mark the unsent notifications, 15 release,
+    # 16 read the moderators, 17 record the recipients.
+    with django_assert_num_queries(17), django_capture_on_commit_callbacks(execute=True):
+        result = tasks.posts_screen(ids, ids)
+    assert result["scorer_signals"] == escalating
+    assert Escalation.objects.count() == escalating
+    assert len(mail.outbox) == escalating
