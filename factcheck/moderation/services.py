@@ -644,6 +644,10 @@ def escalation_decide(
         raise ValidationError(errors)
     now = timezone.now()
     with transaction.atomic():
+        # The post first, then the escalation: the order signals lock them in
+        # (escalation_signals_add), so a decision and a new signal wait for each other
+        # instead of deadlocking.
+        list(Post.objects.select_for_update().filter(pk=escalation.post_id).values_list("pk"))
         decided = (
             Escalation.objects.filter(
                 pk=escalation.pk, status=Escalation.Status.OPEN, version=version

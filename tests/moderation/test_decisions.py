@@ -1,10 +1,11 @@
 import threading
+import time
 from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 
 from factcheck.core.models import AuditEvent
@@ -256,3 +257,51 @@ def test_it_lets_exactly_one_of_concurrent_decisions_win(moe, mia):
     assert escalation.action == winners[0][2]
     assert escalation.version == 2
     assert Removal.objects.count() == (1 if winners[0][2] == "remove" else 0)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_removal_and_a_new_signal_on_the_same_post_wait_for_each_other(moe):
+    """A signal locks the post, then its escalation. A decision that locked the escalation
+    first and the post second (to remove it) would deadlock with it."""
+    post = PostFactory()
+    escalation = EscalationFactory(post=post)
+    signal_has_post = threading.Event()
+    errors, decided = [], []
+
+    def decide():
+        try:
+            signal_has_post.wait()
+            decided.append(_decide(escalation, moe, "remove", version=escalation.version))
+        except Exception as exc:  # reported below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=decide)
+    thread.start()
+    with transaction.atomic():
+        # What escalation_signals_add does first: lock the post.
+        list(Post.objects.select_for_update().filter(pk=post.pk).values_list("pk"))
+        signal_has_post.set()
+        _wait_until_a_backend_waits_for_a_lock(errors)
+        # ...then the escalation, which the decision must not be holding.
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL lock_timeout = '5s'")
+        list(Escalation.objects.select_for_update().filter(pk=escalation.pk).values_list("pk"))
+    thread.join()
+
+    assert errors == []
+    assert decided and Post.objects.get(pk=post.pk).status == Post.Status.REMOVED
+
+
+def _wait_until_a_backend_waits_for_a_lock(errors, seconds=10):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and not errors:
+        with connection.cursor() as cursor:
+            # pg_locks, not pg_stat_activity: that one is read once per transaction.
+            cursor.execute("SELECT count(*) FROM pg_locks WHERE NOT granted")
+            if cursor.fetchone()[0]:
+                return
+        time.sleep(0.02)
+    raise AssertionError(f"the decision never waited for the post: {errors}")
