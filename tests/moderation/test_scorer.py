@@ -102,12 +102,153 @@ def test_it_scores_dehumanisation(scorer, text, language, rule):
     assert result.tier(0.7) == "high"
 
 
-def test_it_scores_a_call_to_exterminate_a_group_as_both(scorer):
-    result = scorer.score("Muslims should be exterminated", "en")
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("Muslims should be exterminated", "en"),
+        ("These refugees are cockroaches, exterminate them", "en"),
+        ("Somalis are cockroaches and should be stamped out", "en"),
+        ("Death to Muslims", "en"),
+        ("Let's go stomp some immigrants tonight", "en"),
+        ("Los refugiados son parásitos, hay que echarlos al mar", "es"),
+        ("Muerte a los moros", "es"),
+    ],
+)
+def test_it_scores_a_call_to_violence_against_a_group_as_both(scorer, text, language):
+    result = scorer.score(text, language)
 
     assert result.scores[IDENTITY_ATTACK].score >= 0.7
     assert result.scores[THREAT].score >= 0.7
     assert result.tier(0.7) == "urgent"
+
+
+# --- how the rules are built --------------------------------------------------------------------
+#
+# A threat is a frame (intent, a call, a condition, an order, a wish) and a violent act done to
+# a person, a group or a building; dehumanisation is a group and a dehumanising term. Each case
+# below is a different verb, frame or target from the ones the rules were first written from.
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "rule"),
+    [
+        ("Say that to my face and I'll rip your head off", "en", "threat.intent"),
+        ("Next time I see you I'm breaking your jaw", "en", "threat.intent"),
+        ("Next protest we bring bats and we crack skulls", "en", "threat.intent"),
+        ("I'm going to run you over with my truck", "en", "threat.intent"),
+        ("Somebody should set that senator's house on fire", "en", "threat.call_to_action"),
+        ("Wish someone would run that cyclist over", "en", "threat.call_to_action"),
+        ("Round them up and put them against the wall", "en", "threat.imperative"),
+        ("Somebody get a rope, this judge has to go", "en", "threat.rope"),
+        ("i wanna see that politician hanging from a tree", "en", "threat.death_wish"),
+        ("Hope that reporter gets his head kicked in", "en", "threat.death_wish"),
+        ("that senator should end up at the bottom of a river", "en", "threat.never_walk_again"),
+        ("Death to the traitors in parliament", "en", "threat.death_to"),
+        ("die xslurs die", "en", "threat.death_to"),
+        ("Como te vuelva a ver te parto las piernas", "es", "threat.intent"),
+        ("Como lo vea por aquí lo mato a golpes", "es", "threat.conditional"),
+        ("A ese concejal habría que tirarlo al río", "es", "threat.call_to_action"),
+        (
+            "Hay que darles un escarmiento con gasolina a los del sindicato",
+            "es",
+            "threat.call_to_action",
+        ),
+        ("Ese periodista debería aparecer en una cuneta", "es", "threat.should_die"),
+        ("Ese político va a acabar en una zanja", "es", "threat.outcome"),
+        ("Muerte a los traidores del gobierno", "es", "threat.death_to"),
+        (
+            "Traigan armas al ayuntamiento y quémenlo con ellos dentro",
+            "es",
+            "threat.call_to_action",
+        ),
+    ],
+)
+def test_it_scores_a_threat_built_from_a_frame_and_a_violent_act(scorer, text, language, rule):
+    result = scorer.score(text, language)
+
+    assert result.scores[THREAT].score >= 0.7
+    assert rule in rules(result, THREAT)
+    assert result.tier(0.7) == "urgent"
+    assert_spans_fit(text, result)
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "rule"),
+    [
+        ("Women are incubators, nothing more", "en", "identity.dehumanising"),
+        ("Immigrants are sewage flooding our streets", "en", "identity.dehumanising"),
+        ("this migrant is a rat like all the others", "en", "identity.dehumanising_singular"),
+        ("Gay freaks everywhere you look", "en", "identity.apposition"),
+        ("Refugees, those parasites, want more", "en", "identity.apposition"),
+        ("Las lesbianas son unas enfermas", "es", "identity.dehumanising"),
+        ("Ese marroquí es una rata", "es", "identity.dehumanising_singular"),
+        ("Esos inmigrantes de mierda", "es", "identity.apposition"),
+    ],
+)
+def test_it_scores_dehumanisation_built_from_a_group_and_a_term(scorer, text, language, rule):
+    result = scorer.score(text, language)
+
+    assert result.scores[IDENTITY_ATTACK].score >= 0.7
+    assert rule in rules(result, IDENTITY_ATTACK)
+    assert result.scores[THREAT].score == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        # The verbs of violence done to things, food, plants and photos.
+        ("Kill the weeds with boiling water, no chemicals needed", "en"),
+        ("Beat the eggs with the sugar until pale", "en"),
+        ("Cut the onions into thin rings", "en"),
+        ("We'll shoot a photo of the whole team after lunch", "en"),
+        ("Hang the drying rack against the wall by the window", "en"),
+        ("Snap your fingers to the beat", "en"),
+        ("Hay que matar las malas hierbas antes de plantar", "es"),
+        ("Vamos a colgar los cuadros del salón este finde", "es"),
+        # Beating someone at a game or a race, rounding up children, ropes for boats.
+        ("I'll beat you to the bus stop", "en"),
+        ("Round up the kids, the bus leaves in ten minutes", "en"),
+        ("Somebody get a rope, the boat is drifting away", "en"),
+        ("He's getting a bullet journal for his birthday", "en"),
+        ("Les vamos a dar una paliza en la final", "es"),
+        # A group and "nothing more", idioms.
+        ("Women are incredible engineers, nothing more to say", "en"),
+        ("Vamos a matar el gusanillo con unas tapas", "es"),
+        ("Te mato a besos, mi amor", "es"),
+    ],
+)
+def test_it_leaves_look_alikes_of_the_new_structures_at_zero(scorer, text, language):
+    result = scorer.score(text, language)
+
+    assert result.scores[THREAT].score == 0
+    assert result.scores[IDENTITY_ATTACK].score == 0
+
+
+def test_it_reads_a_spanish_first_person_only_after_a_condition(scorer):
+    # Folded, "lo mató" (he killed him) and "lo mato" (I kill him) are the same text.
+    news = scorer.score("Un hombre lo mató a golpes en Valencia", "es")
+    threat = scorer.score("Como lo vea por aquí lo mato a golpes", "es")
+
+    assert news.scores[THREAT].score == 0
+    assert threat.scores[THREAT].score >= 0.7
+
+
+def test_it_takes_extra_targets_and_violent_verbs_from_the_lexicons(scorer):
+    extra = {"en": {"persons": ["alderman"], "violent_acts": ["defenestrate"], "slurs": ["qslur"]}}
+    extended = RuleScorer(extra_lexicons=extra)
+    unfiltered = RuleScorer(extra_lexicons=extra)
+    unfiltered.use_prefilter = False
+
+    for text in [
+        "I'll stab that alderman",
+        "We're going to defenestrate him",
+        "death to all qslurs",
+    ]:
+        assert scorer.score(text, "en").scores[THREAT].score == 0
+        result = extended.score(text, "en")
+        assert result.scores[THREAT].score >= 0.7
+        # An added verb joins the prefilter's cues, so the prefilter never skips it.
+        assert result == unfiltered.score(text, "en")
 
 
 def test_it_scores_placeholder_slurs(scorer):
@@ -196,7 +337,13 @@ def test_it_leaves_ordinary_posts_at_zero(scorer, text, language):
             IDENTITY_ATTACK,
             "condemnation",
         ),
-        ("Let's kill this raid tonight, everyone bring potions", "en", THREAT, "sports_games"),
+        ("Let's kill them in the second half, 3-0 by halftime", "en", THREAT, "sports_games"),
+        (
+            "'Death to Muslims' was sprayed on our mosque. We stand with our neighbours.",
+            "en",
+            THREAT,
+            "quotation",
+        ),
         ("Hay que matar al jefe final del nivel 5", "es", THREAT, "sports_games"),
         ("Te mato si te comes mi tarta jajaja", "es", THREAT, "jocular"),
     ],
