@@ -51,12 +51,18 @@ def run(ctx: Context) -> list[Figure]:
 
         small, large = ctx.n(2_000, minimum=100), ctx.n(200_000, minimum=1_000)
         per_size = min(1_000, small // 2)
-        sized = {}
-        for size in (small, large):
-            ctx.progress(f"claim: p95 with {size:,} queued ({per_size:,} claims)")
+        sized = {small: [], large: []}
+        # Small, large, large, small: the machine's drift falls on both sizes alike. The
+        # large queue is claimed from twice (it has posts to spare), the small one is made
+        # afresh each time.
+        for size, rounds in ((small, 1), (large, 2), (small, 1)):
+            ctx.progress(f"claim: p95 with {size:,} queued ({rounds * per_size:,} claims)")
             _make_posts(tag, size)
-            sized[size], more = _claim(users, total=per_size)
-            doubles += (len(more) - len(set(more))) + _posts_claimed_twice(tag)
+            for _ in range(rounds):
+                times, more = _claim(users, total=per_size)
+                sized[size] += times
+                doubles += len(more) - len(set(more))
+            doubles += _posts_claimed_twice(tag)
             _delete_posts(tag)
     finally:
         _delete_posts(tag)
