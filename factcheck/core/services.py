@@ -14,29 +14,11 @@ def actor_label_for(actor) -> str:
     return getattr(actor, "email", "") or str(actor)
 
 
-def audit_record(
-    *,
-    actor,
-    action: str,
-    obj: models.Model | None = None,
-    object_type: str = "",
-    object_id: str = "",
-    object_repr: str = "",
-    before: dict[str, Any] | None = None,
-    after: dict[str, Any] | None = None,
-) -> AuditEvent:
+def audit_record(*, actor, action: str, **details: Any) -> AuditEvent:
     """Record one business state change. ``actor`` is a user, or a label such as
-    "api:platform" or "system:accreditation_check" when no person acted."""
-    event = _audit_event(
-        actor=actor,
-        action=action,
-        obj=obj,
-        object_type=object_type,
-        object_id=object_id,
-        object_repr=object_repr,
-        before=before,
-        after=after,
-    )
+    "api:platform" or "system:accreditation_check" when no person acted; ``details`` are
+    ``obj``, ``object_type``, ``object_id``, ``object_repr``, ``before`` and ``after``."""
+    event = _audit_event(actor=actor, action=action, **details)
     event.save()
     return event
 
