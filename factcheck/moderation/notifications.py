@@ -155,8 +155,6 @@ def notification_emails_send(*, notification_ids: list[int]) -> int:
     if not claimed:
         return 0
     recipients = moderator_emails()
-    if not recipients:
-        return 0
     sent = []
     try:
         with get_connection() as connection:

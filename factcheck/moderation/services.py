@@ -125,31 +125,10 @@ class NewSignal:
     actor: object = None  # a user or a label; "system:<source>" when None
 
 
-def escalation_signal_add(
-    *,
-    post: Post,
-    source: str,
-    tier: int,
-    score: float | None,
-    details: dict,
-    dedupe_key: str,
-    categories: list[str] | tuple = (),
-    rating: Rating | None = None,
-    actor=None,
-) -> SignalOutcome:
-    """One signal: ``escalation_signals_add`` with a batch of one."""
-    signal = NewSignal(
-        post_id=post.pk,
-        source=source,
-        tier=tier,
-        score=score,
-        details=details,
-        dedupe_key=dedupe_key,
-        categories=categories,
-        rating=rating,
-        actor=actor,
-    )
-    return escalation_signals_add(signals=[signal])[0]
+def escalation_signal_add(*, post: Post, **fields) -> SignalOutcome:
+    """One signal (``fields`` are NewSignal's): ``escalation_signals_add`` with a batch of
+    one."""
+    return escalation_signals_add(signals=[NewSignal(post_id=post.pk, **fields)])[0]
 
 
 # What a signal may change on an existing escalation: bulk_update writes these.

@@ -105,13 +105,8 @@ def _claim_on_postgres(
     *, user: User, partner: Partner, languages: list[str], now: datetime, expires_at: datetime
 ) -> tuple[list[tuple], tuple[int, int] | None]:
     """Returns the stale claims it ended (pk, post_id, checker_id) and (claim id, post id)."""
-    lock = (_lock_sql(), [_CHECKER_LOCK_SPACE + user.pk, now])
-    take = (
-        _claim_sql(len(languages), lock=" FOR UPDATE SKIP LOCKED"),
-        [
-            *_take_params(user=user, partner=partner, languages=languages, now=now),
-            *_claim_params(user=user, partner=partner, now=now, expires_at=expires_at),
-        ],
+    lock, take = _lock_and_take(
+        user=user, partner=partner, languages=languages, now=now, expires_at=expires_at
     )
     ((locked,),) = _run_prepared([lock])
     ended = []
@@ -132,15 +127,16 @@ def _claim_in_one_round_trip(
     together in psycopg's pipeline mode, so the claim costs one round trip to the server where
     a bare UPDATE and its commit cost three. Returns whether some lease has expired (then the
     take was skipped: the caller sweeps and takes again) and (claim id, post id) or None."""
+    (lock_sql, lock_params), (take_sql, take_params) = _lock_and_take(
+        user=user,
+        partner=partner,
+        languages=languages,
+        now=now,
+        expires_at=expires_at,
+        unless_expired=True,
+    )
     connection.ensure_connection()
     conn = connection.connection
-    lock_params = [_CHECKER_LOCK_SPACE + user.pk, now]
-    take_params = [
-        *_take_params(user=user, partner=partner, languages=languages, now=now),
-        now,
-        *_claim_params(user=user, partner=partner, now=now, expires_at=expires_at),
-    ]
-    take_sql = _claim_sql(len(languages), lock=" FOR UPDATE SKIP LOCKED", unless_expired=True)
     with (
         connection.wrap_database_errors,
         psycopg.Cursor(conn) as lock_cursor,
@@ -149,7 +145,7 @@ def _claim_in_one_round_trip(
         try:
             with conn.pipeline():
                 conn.execute("BEGIN")
-                lock_cursor.execute(_lock_sql(), lock_params, prepare=True)
+                lock_cursor.execute(lock_sql, lock_params, prepare=True)
                 take_cursor.execute(take_sql, take_params, prepare=True)
                 conn.execute("COMMIT")
         except psycopg.Error:
@@ -162,12 +158,35 @@ def _claim_in_one_round_trip(
     return lease_expired, (taken[0] if taken else None)
 
 
+def _lock_and_take(
+    *,
+    user: User,
+    partner: Partner,
+    languages: list[str],
+    now: datetime,
+    expires_at: datetime,
+    unless_expired: bool = False,
+) -> tuple[tuple[str, list], tuple[str, list]]:
+    """The two statements of a claim on PostgreSQL, as (sql, parameters): the checker's lock
+    (and whether any lease has expired), and the take with its claim and audit rows."""
+    lock = (_lock_sql(), [_CHECKER_LOCK_SPACE + user.pk, now])
+    take = (
+        _claim_sql(len(languages), lock=" FOR UPDATE SKIP LOCKED", unless_expired=unless_expired),
+        [
+            *_take_params(user=user, partner=partner, languages=languages, now=now),
+            *([now] if unless_expired else []),
+            *_claim_params(user=user, partner=partner, now=now, expires_at=expires_at),
+        ],
+    )
+    return lock, take
+
+
 def _run_prepared(statements: list[tuple[str, list]]) -> list[list[tuple]]:
     """Run the statements in order as server-side prepared statements (psycopg prepares each
     once per connection, so the planner's work is not repeated per claim) and return each
     one's rows. Django's cursors bind client-side and never prepare, hence the raw psycopg
-    cursor; it shares Django's connection and its transaction. (Pipelining the two measured
-    no faster here, so they go one after the other.)"""
+    cursor; it shares Django's connection and its transaction. Inside a transaction they go
+    one after the other: the sweep runs only when the lock statement says a lease expired."""
     connection.ensure_connection()
     with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
         results = []
